@@ -1,0 +1,75 @@
+// Package api is the device's HTTP management API. nginx terminates TLS on
+// port 443 and proxies to this handler over a unix socket; authentication is
+// checked here so every transport shares one user database.
+package api
+
+import (
+	"net/http"
+
+	"transportlab/emulator/internal/engine"
+)
+
+// Recorder receives what the API serves; *metrics.Metrics implements it.
+type Recorder interface {
+	CommandServed(transport, errorKind string)
+	APIRequest(route string, code int)
+	AuthFailed(transport string)
+}
+
+// MaxBodyBytes bounds a configuration upload (nginx enforces the same).
+const MaxBodyBytes = 1 << 20
+
+// Server answers API requests against one engine.
+type Server struct {
+	engine   *engine.Engine
+	creds    Credentials
+	recorder Recorder
+}
+
+// NewHandler returns the API routes:
+//
+//	GET  /healthz              "ok", no authentication
+//	GET  /admin/exec/{cmds...} exec commands, one per path segment
+//	POST /admin/config         configuration lines in a text/plain body
+func NewHandler(e *engine.Engine, creds Credentials, recorder Recorder) http.Handler {
+	s := &Server{engine: e, creds: creds, recorder: recorder}
+	mux := http.NewServeMux()
+	mux.Handle("GET /healthz", s.counted("healthz", http.HandlerFunc(handleHealth)))
+	mux.Handle("GET /admin/exec/", s.counted("exec", s.authenticated(http.HandlerFunc(s.handleExec))))
+	mux.Handle("POST /admin/config", s.counted("config", s.authenticated(http.HandlerFunc(s.handleConfig))))
+	return mux
+}
+
+func handleHealth(w http.ResponseWriter, _ *http.Request) {
+	writeText(w, http.StatusOK, "ok\n")
+}
+
+func writeText(w http.ResponseWriter, code int, body string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	_, _ = w.Write([]byte(body))
+}
+
+// counted records the status code of every answered request per route.
+func (s *Server) counted(route string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		s.recorder.APIRequest(route, sw.code)
+	})
+}
+
+// statusWriter remembers the status code written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	code        int
+	wroteHeader bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.code, w.wroteHeader = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}

@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// globalKeywords are the first words accepted in global configuration mode.
+// What follows a keyword is free-form: the emulator remembers configuration
+// rather than modelling every feature, but rejects lines no IOS-XE device
+// would take, with the same error messages.
+var globalKeywords = []string{
+	"aaa", "access-list", "alias", "archive", "banner", "boot", "cdp", "clock",
+	"crypto", "enable", "errdisable", "ip", "ipv6", "license", "logging", "login",
+	"mpls", "ntp", "platform", "service", "snmp-server", "spanning-tree", "username",
+	"vlan",
+}
+
+// standaloneKeywords are complete commands on their own.
+var standaloneKeywords = []string{"netconf-yang", "restconf"}
+
+// subModes maps keywords that open a configuration sub-mode to the prompt
+// tag IOS shows there ("interface Gi1" -> "lab-r1(config-if)#").
+var subModes = map[string]string{
+	"class-map":     "config-cmap",
+	"control-plane": "config-cp",
+	"interface":     "config-if",
+	"line":          "config-line",
+	"policy-map":    "config-pmap",
+	"redundancy":    "config-red",
+	"route-map":     "config-route-map",
+	"router":        "config-router",
+	"vrf":           "config-vrf",
+}
+
+// argumentless sub-mode keywords ("control-plane" rather than "interface X").
+var argumentless = map[string]bool{"control-plane": true, "redundancy": true}
+
+func configGrammar() *node {
+	root := &node{}
+	for _, kw := range globalKeywords {
+		root.restKeyword(kw, recordGlobal(kw))
+	}
+	for _, kw := range standaloneKeywords {
+		root.keyword(kw).run = func(s *Session, _ []string) Result {
+			s.engine.config.Apply(kw)
+			return Result{}
+		}
+	}
+	for kw, prompt := range subModes {
+		root.restKeyword(kw, enterSubMode(kw, prompt))
+	}
+	root.restKeyword("no", func(s *Session, args []string) Result {
+		if args[0] == "" {
+			return incomplete()
+		}
+		s.engine.config.Apply("no " + args[0])
+		return Result{}
+	})
+	root.restKeyword("hostname", setHostname)
+	root.restKeyword("do", runExecFromConfig)
+	root.keyword("end").run = func(s *Session, _ []string) Result {
+		s.mode = modeExec
+		return Result{}
+	}
+	root.keyword("exit").run = func(s *Session, _ []string) Result {
+		s.mode = modeExec
+		return Result{}
+	}
+	return root
+}
+
+// restKeyword adds a keyword whose remaining text is one free-form argument.
+func (n *node) restKeyword(word string, run action) {
+	k := n.keyword(word)
+	k.takesRest = true
+	k.run = run
+}
+
+func incomplete() Result {
+	return Result{Output: "% Incomplete command.\n\n", Err: ErrIncomplete}
+}
+
+func recordGlobal(keyword string) action {
+	return func(s *Session, args []string) Result {
+		if args[0] == "" {
+			return incomplete()
+		}
+		s.engine.config.Apply(keyword + " " + args[0])
+		return Result{}
+	}
+}
+
+func enterSubMode(keyword, prompt string) action {
+	return func(s *Session, args []string) Result {
+		header := keyword
+		if args[0] != "" {
+			header += " " + args[0]
+		} else if !argumentless[keyword] {
+			return incomplete()
+		}
+		s.engine.config.Apply(header)
+		s.mode, s.subPrompt, s.subHeader = modeSubConfig, prompt, header
+		return Result{}
+	}
+}
+
+// setHostname applies "hostname NAME"; like IOS it takes exactly one word.
+func setHostname(s *Session, args []string) Result {
+	words := tokenize(args[0])
+	switch {
+	case len(words) == 0:
+		return incomplete()
+	case len(words) > 1:
+		typed := strings.TrimRight(s.line, " \t")
+		column := utf8.RuneCountInString(typed) - utf8.RuneCountInString(args[0][words[1].offset:])
+		return errorResult(s.line, &parseError{kind: ErrInvalidInput, column: column}, s.Prompt(), s.echoed)
+	}
+	s.engine.config.SetHostname(words[0].text)
+	return Result{}
+}
+
+// runExecFromConfig implements "do <exec command>". The "do" prefix is
+// blanked rather than cut so error carets still point into the typed line.
+func runExecFromConfig(s *Session, args []string) Result {
+	if args[0] == "" {
+		return incomplete()
+	}
+	trimmed := strings.TrimRight(s.line, " \t")
+	blanked := strings.Repeat(" ", len(trimmed)-len(args[0])) + args[0]
+	return s.run(s.engine.execRoot, blanked)
+}
+
+// executeSubMode handles a line inside a sub-mode. Only the exact words
+// end, exit and do are special: abbreviations would collide with the many
+// sub-mode commands (e.g. "en" for "encapsulation"), so everything else is
+// remembered under the block header.
+func (s *Session) executeSubMode(line string) Result {
+	tokens := tokenize(line)
+	first := strings.ToLower(tokens[0].text)
+	if first == "do" {
+		return s.run(s.engine.configRoot, line)
+	}
+	if first != "end" && first != "exit" {
+		s.engine.config.ApplySub(s.subHeader, strings.TrimSpace(line))
+		return Result{}
+	}
+	if len(tokens) > 1 {
+		column := utf8.RuneCountInString(line[:tokens[1].offset])
+		return errorResult(line, &parseError{kind: ErrInvalidInput, column: column}, s.Prompt(), s.echoed)
+	}
+	if first == "end" {
+		s.mode = modeExec
+	} else {
+		s.mode = modeConfig
+	}
+	s.subPrompt, s.subHeader = "", ""
+	return Result{}
+}

@@ -1,0 +1,158 @@
+// Package engine is the device's command interpreter. Every transport (SSH
+// exec, SSH PTY, HTTPS API) drives the same Engine through a Session, so a
+// command behaves identically whichever way it arrives.
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Options describe the emulated device.
+type Options struct {
+	Hostname  string
+	Platform  string
+	Version   string    // emulator version, available to transcripts
+	StartedAt time.Time // boot time, for "uptime is ..."
+	// Now is the clock; nil means time.Now. Tests pin it.
+	Now func() time.Time
+}
+
+// Engine holds the command grammar and the shared configuration. It is safe
+// for concurrent use by many sessions.
+type Engine struct {
+	opts       Options
+	config     *configStore
+	execRoot   *node
+	configRoot *node
+}
+
+// New builds an engine answering the given transcripts plus the built-in
+// commands (configure terminal, terminal length/width, exit, logout).
+func New(opts Options, transcripts []Transcript) (*Engine, error) {
+	if opts.Hostname == "" {
+		return nil, fmt.Errorf("hostname must not be empty")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	e := &Engine{opts: opts, config: newConfigStore(opts.Hostname)}
+	e.execRoot = execGrammar()
+	for _, t := range transcripts {
+		if err := addTranscript(e.execRoot, t); err != nil {
+			return nil, err
+		}
+	}
+	e.configRoot = configGrammar()
+	return e, nil
+}
+
+func addTranscript(root *node, t Transcript) error {
+	words := strings.Fields(strings.ToLower(t.Command))
+	if len(words) == 0 {
+		return fmt.Errorf("transcript with empty command")
+	}
+	n := root
+	for _, w := range words {
+		n = n.keyword(w)
+	}
+	if n.run != nil {
+		return fmt.Errorf("command %q is defined twice", t.Command)
+	}
+	n.run = func(s *Session, _ []string) Result { return s.render(t) }
+	return nil
+}
+
+// mode is where a session is in the IOS mode hierarchy.
+type mode int
+
+const (
+	modeExec      mode = iota // "lab-r1#"
+	modeConfig                // "lab-r1(config)#"
+	modeSubConfig             // "lab-r1(config-if)#" and friends
+)
+
+// Session is one user's conversation with the device: its mode and the
+// sub-mode block being edited. A Session is not safe for concurrent use.
+type Session struct {
+	engine *Engine
+	echoed bool
+	mode   mode
+	// subPrompt ("config-if") and subHeader ("interface Loopback0") describe
+	// the open sub-mode.
+	subPrompt string
+	subHeader string
+	// line is the input being executed, for error messages of nested
+	// commands ("do show ...").
+	line string
+}
+
+// NewSession starts a session in privileged exec mode. echoed tells whether
+// the front-end shows the typed line after the prompt (interactive PTY); it
+// decides where the "^" of an invalid-input error goes.
+func (e *Engine) NewSession(echoed bool) *Session {
+	return &Session{engine: e, echoed: echoed}
+}
+
+// Prompt is the IOS prompt for the current mode, e.g. "lab-r1(config)#".
+func (s *Session) Prompt() string {
+	host := s.engine.config.Hostname()
+	switch s.mode {
+	case modeConfig:
+		return host + "(config)#"
+	case modeSubConfig:
+		return host + "(" + s.subPrompt + ")#"
+	default:
+		return host + "#"
+	}
+}
+
+// InConfigMode reports whether the session is in (any) configuration mode.
+func (s *Session) InConfigMode() bool { return s.mode != modeExec }
+
+// Execute runs one input line. Blank lines succeed with no output.
+func (s *Session) Execute(line string) Result {
+	line = strings.TrimRight(line, "\r\n")
+	if strings.TrimSpace(line) == "" {
+		return Result{}
+	}
+	s.line = line
+	switch s.mode {
+	case modeConfig:
+		return s.run(s.engine.configRoot, line)
+	case modeSubConfig:
+		return s.executeSubMode(line)
+	default:
+		return s.run(s.engine.execRoot, line)
+	}
+}
+
+func (s *Session) run(root *node, line string) Result {
+	p, perr := root.parse(line)
+	if perr != nil {
+		return errorResult(s.line, perr, s.Prompt(), s.echoed)
+	}
+	return p.run(s, p.args)
+}
+
+func (s *Session) render(t Transcript) Result {
+	now := s.engine.opts.Now()
+	data := TemplateData{
+		Hostname:    s.engine.config.Hostname(),
+		Platform:    s.engine.opts.Platform,
+		Version:     s.engine.opts.Version,
+		Uptime:      formatUptime(now.Sub(s.engine.opts.StartedAt)),
+		Clock:       formatClock(now),
+		ConfigLines: s.engine.config.Lines(),
+	}
+	var b strings.Builder
+	if err := t.template.Execute(&b, data); err != nil {
+		return Result{Output: "% Internal error while rendering output\n", Err: ErrInternal}
+	}
+	out := b.String()
+	if out != "" && !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	return output(out)
+}

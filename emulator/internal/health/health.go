@@ -1,0 +1,73 @@
+// Package health checks, from inside the container, that every service a
+// client reaches answers: sshd, nginx (through to the device API) and the
+// metrics endpoint.
+package health
+
+import (
+	"bufio"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Targets are the addresses to probe.
+type Targets struct {
+	SSHAddr    string // e.g. 127.0.0.1:22
+	HTTPSURL   string // e.g. https://127.0.0.1/healthz (via nginx to the API)
+	MetricsURL string // e.g. http://127.0.0.1:9100/healthz
+}
+
+// Check probes every target in turn and returns the first failure, naming
+// the service.
+func Check(t Targets, timeout time.Duration) error {
+	if err := checkSSH(t.SSHAddr, timeout); err != nil {
+		return fmt.Errorf("ssh %s: %w", t.SSHAddr, err)
+	}
+	// The certificate is self-signed and generated per container; what is
+	// checked here is that nginx answers and reaches the API.
+	httpsClient := &http.Client{Timeout: timeout, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS13},
+	}}
+	if err := checkHTTP(httpsClient, t.HTTPSURL); err != nil {
+		return fmt.Errorf("https %s: %w", t.HTTPSURL, err)
+	}
+	if err := checkHTTP(&http.Client{Timeout: timeout}, t.MetricsURL); err != nil {
+		return fmt.Errorf("metrics %s: %w", t.MetricsURL, err)
+	}
+	return nil
+}
+
+// checkSSH reads the server's identification line, which sshd sends first.
+func checkSSH(addr string, timeout time.Duration) error {
+	conn, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(timeout)); err != nil {
+		return err
+	}
+	banner, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("no banner: %w", err)
+	}
+	if !strings.HasPrefix(banner, "SSH-2.0-") {
+		return fmt.Errorf("unexpected banner %q", strings.TrimSpace(banner))
+	}
+	return nil
+}
+
+func checkHTTP(client *http.Client, url string) error {
+	resp, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+// Package metrics owns the device's Prometheus metrics and the :9100 HTTP
+// endpoints (/metrics, /healthz, /version).
+package metrics
+
+import (
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// Transport label values.
+const (
+	TransportSSH   = "ssh"
+	TransportHTTPS = "https"
+)
+
+// Sources tell the collectors where to read container and nginx state.
+type Sources struct {
+	CgroupRoot        string // e.g. /sys/fs/cgroup
+	NginxStatusSocket string // unix socket serving nginx stub_status
+}
+
+// Metrics records what the device serves. Its methods are safe for
+// concurrent use.
+type Metrics struct {
+	registry      *prometheus.Registry
+	ssh           *sshSessions
+	commands      *prometheus.CounterVec
+	commandErrors *prometheus.CounterVec
+	apiRequests   *prometheus.CounterVec
+	authFailures  *prometheus.CounterVec
+	badEvents     prometheus.Counter
+	readErrors    *prometheus.CounterVec
+}
+
+// New registers every device metric on a fresh registry.
+func New(src Sources, info VersionInfo) *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		ssh:      newSSHSessions(),
+		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "device_commands_total", Help: "Commands executed, per transport.",
+		}, []string{"transport"}),
+		commandErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "device_command_errors_total", Help: "Commands rejected (invalid, ambiguous, incomplete), per transport.",
+		}, []string{"transport", "kind"}),
+		apiRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "device_api_requests_total", Help: "HTTP API requests answered, per route and status code.",
+		}, []string{"route", "code"}),
+		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "device_auth_failures_total", Help: "Requests rejected for bad credentials, per transport.",
+		}, []string{"transport"}),
+		badEvents: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "device_events_malformed_total", Help: "Undecodable datagrams on the SSH event socket.",
+		}),
+		readErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "device_collect_errors_total", Help: "Failures reading a metrics source at scrape time.",
+		}, []string{"source"}),
+	}
+	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "device_build_info", Help: "Device emulator identity; always 1.",
+		ConstLabels: prometheus.Labels{"version": info.DeviceVersion, "platform": info.Platform, "hostname": info.Hostname},
+	})
+	buildInfo.Set(1)
+	m.registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.commands, m.commandErrors, m.apiRequests, m.authFailures, m.badEvents, m.readErrors, buildInfo,
+		newCgroupCollector(src.CgroupRoot, m.readErrors.WithLabelValues("cgroup")),
+		newSessionsCollector(m.ssh, newNginxStatusClient(src.NginxStatusSocket), m.readErrors.WithLabelValues("nginx")),
+	)
+	for _, transport := range []string{TransportSSH, TransportHTTPS} {
+		m.commands.WithLabelValues(transport) // export zeros before the first command
+	}
+	return m
+}
+
+// CommandServed counts one executed command; errorKind is empty on success.
+func (m *Metrics) CommandServed(transport, errorKind string) {
+	m.commands.WithLabelValues(transport).Inc()
+	if errorKind != "" {
+		m.commandErrors.WithLabelValues(transport, errorKind).Inc()
+	}
+}
+
+// APIRequest counts one answered HTTP API request.
+func (m *Metrics) APIRequest(route string, code int) {
+	m.apiRequests.WithLabelValues(route, strconv.Itoa(code)).Inc()
+}
+
+// AuthFailed counts a request rejected for bad credentials.
+func (m *Metrics) AuthFailed(transport string) {
+	m.authFailures.WithLabelValues(transport).Inc()
+}
+
+// SSHSessionOpened records a shell session identified by its process.
+func (m *Metrics) SSHSessionOpened(pid int) { m.ssh.add(pid) }
+
+// SSHSessionClosed records the end of a shell session.
+func (m *Metrics) SSHSessionClosed(pid int) { m.ssh.remove(pid) }
+
+// MalformedEvent counts an undecodable event datagram.
+func (m *Metrics) MalformedEvent() { m.badEvents.Inc() }

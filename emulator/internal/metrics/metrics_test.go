@@ -1,0 +1,111 @@
+package metrics
+
+import (
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseStubStatus(t *testing.T) {
+	body := "Active connections: 3 \nserver accepts handled requests\n 17 17 40 \nReading: 0 Writing: 1 Waiting: 2 \n"
+	got, err := parseStubStatus(body)
+	if err != nil || got.active != 2 || got.accepted != 17 {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	if _, err := parseStubStatus("garbage"); err == nil {
+		t.Fatal("garbage accepted")
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCgroupV2AndV1(t *testing.T) {
+	v2 := t.TempDir()
+	writeFile(t, filepath.Join(v2, "cpu.stat"), "usage_usec 2500000\nuser_usec 1\n")
+	writeFile(t, filepath.Join(v2, "memory.current"), "1048576\n")
+	c := newCgroupCollector(v2, nil)
+	if cpu, ok := c.cpuSeconds(); !ok || cpu != 2.5 {
+		t.Fatalf("v2 cpu %v %v", cpu, ok)
+	}
+	if mem, ok := c.memoryBytes(); !ok || mem != 1048576 {
+		t.Fatalf("v2 memory %v %v", mem, ok)
+	}
+
+	v1 := t.TempDir()
+	writeFile(t, filepath.Join(v1, "cpu,cpuacct", "cpuacct.usage"), "3000000000\n")
+	writeFile(t, filepath.Join(v1, "memory", "memory.usage_in_bytes"), "2048\n")
+	c = newCgroupCollector(v1, nil)
+	if cpu, ok := c.cpuSeconds(); !ok || cpu != 3 {
+		t.Fatalf("v1 cpu %v %v", cpu, ok)
+	}
+	if mem, ok := c.memoryBytes(); !ok || mem != 2048 {
+		t.Fatalf("v1 memory %v %v", mem, ok)
+	}
+}
+
+func TestSSHSessionsPruneDeadProcesses(t *testing.T) {
+	s := newSSHSessions()
+	dead := map[int]bool{}
+	s.alive = func(pid int) bool { return !dead[pid] }
+	s.add(10)
+	s.add(11)
+	s.add(11)
+	s.remove(10)
+	dead[11] = true
+	s.add(12)
+	if open, opened := s.counts(); open != 1 || opened != 3 {
+		t.Fatalf("open %v opened %v", open, opened)
+	}
+}
+
+func TestMetricsEndpoint(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "cpu.stat"), "usage_usec 1000000\n")
+	writeFile(t, filepath.Join(root, "memory.current"), "4096\n")
+	info := VersionInfo{DeviceVersion: "test", Platform: "cisco_iosxe", Hostname: "lab-r1"}
+	m := New(Sources{CgroupRoot: root, NginxStatusSocket: filepath.Join(root, "no-nginx.sock")}, info)
+	m.CommandServed(TransportSSH, "")
+	m.CommandServed(TransportHTTPS, "invalid_input")
+	m.SSHSessionOpened(os.Getpid())
+
+	srv := httptest.NewServer(m.Handler(info))
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`device_commands_total{transport="ssh"} 1`,
+		`device_command_errors_total{kind="invalid_input",transport="https"} 1`,
+		`device_sessions_open{transport="ssh"} 1`,
+		`device_container_cpu_seconds_total 1`,
+		`device_container_memory_bytes 4096`,
+		`device_collect_errors_total{source="nginx"} 1`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	resp, err = srv.Client().Get(srv.URL + "/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"device_version": "test"`) {
+		t.Fatalf("version: %s", body)
+	}
+}

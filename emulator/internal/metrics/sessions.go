@@ -1,0 +1,94 @@
+package metrics
+
+import (
+	"errors"
+	"sync"
+	"syscall"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// sshSessions tracks open SSH sessions by the PID of their shell process.
+// A shell killed by a dropped connection never sends its close event, so
+// sessions whose process is gone are pruned at every scrape.
+type sshSessions struct {
+	mu     sync.Mutex
+	open   map[int]struct{}
+	alive  func(pid int) bool
+	opened float64
+}
+
+func newSSHSessions() *sshSessions {
+	return &sshSessions{open: map[int]struct{}{}, alive: processAlive}
+}
+
+func (s *sshSessions) add(pid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, known := s.open[pid]; !known {
+		s.open[pid] = struct{}{}
+		s.opened++
+	}
+}
+
+func (s *sshSessions) remove(pid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.open, pid)
+}
+
+// counts prunes dead sessions and returns (open now, opened ever).
+func (s *sshSessions) counts() (float64, float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for pid := range s.open {
+		if !s.alive(pid) {
+			delete(s.open, pid)
+		}
+	}
+	return float64(len(s.open)), s.opened
+}
+
+// processAlive uses signal 0, which checks existence without delivering.
+func processAlive(pid int) bool {
+	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
+// sessionsCollector reports sessions per transport from their sources: the
+// SSH tracker and nginx's connection counters.
+type sessionsCollector struct {
+	ssh          *sshSessions
+	nginx        *nginxStatusClient
+	open, opened *prometheus.Desc
+	readErrors   prometheus.Counter
+}
+
+func newSessionsCollector(ssh *sshSessions, nginx *nginxStatusClient, readErrors prometheus.Counter) *sessionsCollector {
+	return &sessionsCollector{
+		ssh:   ssh,
+		nginx: nginx,
+		open: prometheus.NewDesc("device_sessions_open",
+			"Open management sessions (SSH: shell sessions; HTTPS: client connections to nginx).", []string{"transport"}, nil),
+		opened: prometheus.NewDesc("device_sessions_total",
+			"Management sessions opened since start.", []string{"transport"}, nil),
+		readErrors: readErrors,
+	}
+}
+
+func (c *sessionsCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.open
+	ch <- c.opened
+}
+
+func (c *sessionsCollector) Collect(ch chan<- prometheus.Metric) {
+	open, opened := c.ssh.counts()
+	ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, open, "ssh")
+	ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, opened, "ssh")
+	status, err := c.nginx.fetch()
+	if err != nil {
+		c.readErrors.Inc()
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, status.active, "https")
+	ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, status.accepted, "https")
+}

@@ -1,0 +1,56 @@
+// Package settings reads the device settings file written by the container
+// entrypoint. sshd clears the environment of login shells, so the file is
+// how every device process (daemon and SSH shells) learns the same identity.
+// It holds no secrets: SSH shells, running as the login user, must read it.
+package settings
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"time"
+)
+
+// DefaultPath is where the entrypoint writes the settings.
+const DefaultPath = "/etc/device/device.json"
+
+// Settings describe the emulated device.
+type Settings struct {
+	Hostname       string    `json:"hostname"`
+	Platform       string    `json:"platform"`
+	TranscriptsDir string    `json:"transcripts_dir"`
+	EventsSocket   string    `json:"events_socket"`
+	StartedAt      time.Time `json:"started_at"`
+}
+
+// Defaults used for fields the file leaves out.
+var Defaults = Settings{
+	Hostname:       "lab-r1",
+	Platform:       "cisco_iosxe",
+	TranscriptsDir: "/etc/device/transcripts",
+	EventsSocket:   "/run/device/events.sock",
+}
+
+// hostnamePattern follows IOS: letters, digits and hyphens, up to 63, not
+// starting or ending with a hyphen.
+var hostnamePattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
+
+// Load reads and validates the settings file, filling in defaults.
+func Load(path string) (Settings, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Settings{}, err
+	}
+	s := Defaults
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return Settings{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if !hostnamePattern.MatchString(s.Hostname) {
+		return Settings{}, fmt.Errorf("%s: invalid hostname %q", path, s.Hostname)
+	}
+	if s.StartedAt.IsZero() {
+		s.StartedAt = time.Now()
+	}
+	return s, nil
+}

@@ -1,0 +1,82 @@
+"""The whole lab, end to end: every mode at `local` and `regional`, results, sinks, physics."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import ITERATIONS, BenchRun, influx_query, prom_wait
+
+ALL_MODES = {
+    "ssh/fresh-conn", "ssh/reuse-conn", "ssh/pty-fresh",
+    "https/fresh-conn", "https/keep-alive", "https/batch-post",
+}
+REGIONAL_RTT_MS = 30.0
+
+
+@pytest.fixture(params=["local", "regional"])
+def run(request: pytest.FixtureRequest) -> BenchRun:
+    fixture: BenchRun = request.getfixturevalue(f"{request.param}_run")
+    return fixture
+
+
+def test_every_mode_succeeds(run: BenchRun) -> None:
+    assert run.exit_code == 0, run.output[-3000:]
+    assert {m["mode"] for m in run.results["modes"]} == ALL_MODES
+    for mode in run.results["modes"]:
+        assert mode["ok"], mode
+        assert mode["stats"]["n"] == ITERATIONS, mode["mode"]
+        assert mode["stats"]["errors"] == 0, mode["error_messages"]
+        assert len(mode["samples_ms"]) == ITERATIONS
+
+
+def test_results_carry_their_context(run: BenchRun) -> None:
+    res = run.results
+    assert res["schema_version"] == 1
+    assert res["run_id"] == run.run_id
+    assert res["profile"]["name"] == run.profile
+    assert res["profile"]["engine"] in {"tc", "nfq"}
+    assert res["profile"]["source"]
+    assert res["lab"]["commit"]
+    assert res["device"]["hostname"]
+    for mode in res["modes"]:
+        assert mode["client"] and mode["client_version"], mode["mode"]
+        assert mode["verified_rtt_ms"] is not None, mode["mode"]
+        assert mode["configured_rtt_ms"] == res["profile"]["rtt_ms"]
+
+
+def test_influxdb_holds_one_point_per_iteration(run: BenchRun) -> None:
+    series = influx_query(
+        f"SELECT count(\"wall_ms\") FROM \"iteration\" WHERE \"run_id\" = '{run.run_id}' GROUP BY \"mode\""
+    )
+    counts = {s["tags"]["mode"]: s["values"][0][1] for s in series}
+    assert counts == {mode: ITERATIONS for mode in ALL_MODES}
+    summaries = influx_query(
+        f"SELECT last(\"p50_ms\") FROM \"mode_summary\" WHERE \"run_id\" = '{run.run_id}' GROUP BY \"mode\""
+    )
+    assert {s["tags"]["mode"] for s in summaries} == ALL_MODES
+
+
+def test_prometheus_holds_the_runs_series(run: BenchRun) -> None:
+    data = prom_wait(f'transport_bench_mode_p50_seconds{{run_id="{run.run_id}"}}', len(ALL_MODES))
+    assert {d["metric"]["mode"] for d in data} == ALL_MODES
+    for d in data:
+        assert d["metric"]["profile"] == run.profile
+        assert float(d["value"][1]) * 1000 == pytest.approx(run.mode(d["metric"]["mode"])["stats"]["p50_ms"], rel=1e-6)
+
+
+def test_regional_rtt_is_verified(regional_run: BenchRun) -> None:
+    for mode in regional_run.results["modes"]:
+        tolerance = max(0.10 * REGIONAL_RTT_MS, 1.0)
+        assert abs(mode["verified_rtt_ms"] - REGIONAL_RTT_MS) <= tolerance, mode["mode"]
+
+
+def test_regional_latency_obeys_physics(local_run: BenchRun, regional_run: BenchRun) -> None:
+    """p50 can only reach min_round_trips × RTT if the delay was really applied, and must not
+    be absurdly above the round trips the protocol needs plus the local (unimpaired) cost."""
+    for mode in regional_run.results["modes"]:
+        p50 = mode["stats"]["p50_ms"]
+        floor = mode["min_round_trips"] * REGIONAL_RTT_MS
+        local_p50 = local_run.mode(mode["mode"])["stats"]["p50_ms"]
+        ceiling = 3 * (mode["expected_round_trips"] * REGIONAL_RTT_MS + local_p50)
+        assert mode["min_round_trips"] >= 1
+        assert floor <= p50 < ceiling, (mode["mode"], floor, p50, ceiling)
