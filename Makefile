@@ -16,6 +16,9 @@ TEST_COMPOSE := $(COMPOSE) -p transport-lab-test -f compose.yaml -f compose.test
 # Recorded in every result so a number can be traced to the lab that produced it.
 export LAB_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 
+# Per-component targets (device benches, fuzzing, ...) live beside this file in mk/.
+-include mk/*.mk
+
 .PHONY: help env build up down bench logs ps clean test test-go test-netem test-runner test-prometheus test-e2e
 
 help: ## Show this help
@@ -71,7 +74,8 @@ test-go: ## Go tests of the device emulator (in the Go image)
 	  $(GO_IMAGE) go test -count=1 ./...
 
 test-netem: build ## netem engine tests: command generation, and the nfq engine in network namespaces
-	docker run --rm --privileged --entrypoint python3 $${NETEM_IMAGE:-transport-lab/netem:dev} \
+	docker run --rm --cap-add NET_ADMIN --cap-add SYS_ADMIN --security-opt seccomp=unconfined \
+	  --security-opt apparmor=unconfined --entrypoint python3 $${NETEM_IMAGE:-transport-lab/netem:dev} \
 	  -m pytest /opt/netem/tests -p no:cacheprovider -rs
 
 test-prometheus: ## promtool: check the config and unit-test the recording/alert rules

@@ -1,0 +1,37 @@
+"""Provenance recorded with every run: versions of the runner, clients and device."""
+
+import platform
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import httpx
+
+from bench_runner import __version__
+from bench_runner.results import RunnerInfo
+
+DEVICE_VERSION_TIMEOUT_S = 10.0
+
+
+def client_version(distribution: str) -> str:
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def runner_info() -> RunnerInfo:
+    return RunnerInfo(version=__version__, python=platform.python_version())
+
+
+def device_version(metrics_url: str) -> dict[str, Any]:
+    """GET {DEVICE_METRICS_URL}/version. When it cannot be read the run goes on and records
+    ``{"unavailable": reason}`` instead, so the gap is visible in the results."""
+    try:
+        response = httpx.get(f"{metrics_url.rstrip('/')}/version", timeout=DEVICE_VERSION_TIMEOUT_S)
+        response.raise_for_status()
+        body = response.json()
+    except (httpx.HTTPError, ValueError) as exc:
+        return {"unavailable": f"{type(exc).__name__}: {exc}"}
+    if not isinstance(body, dict):
+        return {"unavailable": f"expected a JSON object, got {type(body).__name__}"}
+    return body

@@ -1,0 +1,66 @@
+"""What every measured mode provides: identity, round-trip bounds and a session."""
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import ClassVar, Protocol
+
+
+class Transport(StrEnum):
+    SSH = "ssh"
+    HTTPS = "https"
+
+
+@dataclass(frozen=True)
+class Target:
+    """The device under test and the credentials every mode logs in with."""
+
+    host: str
+    ssh_port: int
+    https_port: int
+    username: str
+    password: str
+
+
+class IterationError(Exception):
+    """An iteration that did not produce valid output; the message is the recorded reason."""
+
+
+class Session(Protocol):
+    """State a mode keeps across iterations (a kept connection, or just options)."""
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        """Run all commands once; return the outputs to validate (one per command or one
+        combined output); raise IterationError on a transport-level failure."""
+        ...
+
+
+class Mode(ABC):
+    """One way of running CLI commands on the device.
+
+    ``min_round_trips`` is a physical lower bound, per iteration of ``n_commands``, that any
+    correct client of this mode must pay (so ``p50 >= min_round_trips * RTT`` always holds);
+    ``expected_round_trips`` is what the implemented client typically pays, counted as
+    documented in the README (added RTT divided into the added p50).
+    """
+
+    name: ClassVar[str]
+    transport: ClassVar[Transport]
+    client: ClassVar[str]
+    """Distribution name of the client library (its version is recorded)."""
+    description: ClassVar[str]
+
+    def port(self, target: Target) -> int:
+        return target.ssh_port if self.transport is Transport.SSH else target.https_port
+
+    @abstractmethod
+    def min_round_trips(self, n_commands: int) -> int: ...
+
+    @abstractmethod
+    def expected_round_trips(self, n_commands: int) -> int: ...
+
+    @abstractmethod
+    def session(self, target: Target) -> AbstractAsyncContextManager[Session]:
+        """Open what the mode keeps across iterations; opening it is not measured."""

@@ -1,0 +1,141 @@
+"""Runs one mode: RTT probe, warm-up, measured iterations, each timed and validated."""
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import asyncssh
+import httpx
+
+from bench_runner.lab_info import client_version
+from bench_runner.modes import IterationError, Mode, Session, Target
+from bench_runner.results import ModeResult
+from bench_runner.rtt_probe import probe_rtt
+from bench_runner.stats import summarize
+from bench_runner.validation import validate_output
+
+# Failures of the transport itself; anything else is a bug in the runner and should crash.
+TRANSPORT_ERRORS = (IterationError, TimeoutError, asyncssh.Error, httpx.HTTPError, OSError)
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    commands: tuple[str, ...]
+    iterations: int
+    warmup: int
+    iteration_timeout_s: float
+
+
+@dataclass(frozen=True)
+class IterationRecord:
+    """One measured iteration, as written to InfluxDB."""
+
+    iteration: int
+    started_at: datetime
+    wall_ms: float
+    error: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass(frozen=True)
+class ModeRun:
+    result: ModeResult
+    records: list[IterationRecord]
+
+
+async def run_iteration(
+    session: Session, commands: Sequence[str], timeout_s: float
+) -> tuple[float, str | None]:
+    """Wall time in ms of one iteration (perf_counter) and the failure reason, if any.
+    Output validation happens after the clock stops, so it is not measured."""
+    start = time.perf_counter()
+    try:
+        async with asyncio.timeout(timeout_s):
+            outputs = await session.run_iteration(commands)
+    except TRANSPORT_ERRORS as exc:
+        wall_ms = (time.perf_counter() - start) * 1000.0
+        return wall_ms, describe_failure(exc, timeout_s)
+    wall_ms = (time.perf_counter() - start) * 1000.0
+    labels = list(commands) if len(outputs) == len(commands) else ["/".join(commands)]
+    try:
+        for label, output in zip(labels, outputs, strict=True):
+            validate_output(label, output)
+    except IterationError as exc:
+        return wall_ms, str(exc)
+    return wall_ms, None
+
+
+def describe_failure(exc: BaseException, timeout_s: float) -> str:
+    if isinstance(exc, IterationError):
+        return str(exc)
+    if isinstance(exc, TimeoutError):
+        return f"timed out after {timeout_s:g} s"
+    return f"{type(exc).__name__}: {exc}".strip()
+
+
+async def run_mode(
+    mode: Mode,
+    target: Target,
+    plan: RunPlan,
+    configured_rtt_ms: float,
+    on_iteration: Callable[[bool], None],
+) -> ModeRun:
+    """Measure one mode. Every failure (probe, session, warm-up or measured iteration) is
+    recorded with its reason and makes the mode not ok; nothing is retried."""
+    records: list[IterationRecord] = []
+    error_messages: list[str] = []
+    verified_rtt_ms = None
+    rtt_probe = None
+    try:
+        verified_rtt_ms, rtt_probe = await probe_rtt(target.host, mode.port(target))
+    except (OSError, TimeoutError) as exc:
+        error_messages.append(f"rtt probe: {describe_failure(exc, 0)}")
+
+    if rtt_probe is not None:
+        try:
+            async with mode.session(target) as session:
+                for warmup_index in range(1, plan.warmup + 1):
+                    _, error = await run_iteration(session, plan.commands, plan.iteration_timeout_s)
+                    if error is not None:
+                        error_messages.append(f"warm-up {warmup_index}: {error}")
+                    on_iteration(error is None)
+                for iteration in range(1, plan.iterations + 1):
+                    started_at = datetime.now(UTC)
+                    wall_ms, error = await run_iteration(
+                        session, plan.commands, plan.iteration_timeout_s
+                    )
+                    records.append(IterationRecord(iteration, started_at, wall_ms, error))
+                    if error is not None:
+                        error_messages.append(f"iteration {iteration}: {error}")
+                    on_iteration(error is None)
+        except TRANSPORT_ERRORS as exc:
+            # Opening or closing the kept session failed; iterations already run stay recorded.
+            error_messages.append(f"session: {describe_failure(exc, plan.iteration_timeout_s)}")
+
+    samples_ms = [record.wall_ms for record in records if record.ok]
+    errors = sum(1 for record in records if not record.ok)
+    result = ModeResult(
+        mode=mode.name,
+        transport=mode.transport.value,
+        client=mode.client,
+        client_version=client_version(mode.client),
+        description=mode.description,
+        iterations=plan.iterations,
+        warmup=plan.warmup,
+        commands=list(plan.commands),
+        configured_rtt_ms=configured_rtt_ms,
+        verified_rtt_ms=verified_rtt_ms,
+        rtt_probe=rtt_probe,
+        min_round_trips=mode.min_round_trips(len(plan.commands)),
+        expected_round_trips=mode.expected_round_trips(len(plan.commands)),
+        ok=not error_messages,
+        stats=summarize(samples_ms, errors),
+        samples_ms=samples_ms,
+        error_messages=error_messages,
+    )
+    return ModeRun(result=result, records=records)

@@ -1,0 +1,1 @@
+"""Where results go besides results.json: InfluxDB and the Prometheus Pushgateway."""

@@ -1,0 +1,110 @@
+"""Prometheus sink: gauges pushed once per run to the Pushgateway (the conventional way for
+batch jobs), grouping key {job="transport_bench", profile}."""
+
+import json
+from collections.abc import Iterable
+
+from prometheus_client import CollectorRegistry, Gauge, generate_latest, push_to_gateway
+from prometheus_client.metrics_core import Metric
+from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.registry import Collector
+
+from bench_runner.results import RunResult
+from bench_runner.sinks.delivery import Delivery, SinkError
+from bench_runner.sinks.spool import PUSHGATEWAY_SUFFIX, Spool
+
+JOB = "transport_bench"
+PUSH_TIMEOUT_S = 15.0
+MODE_LABELS = ("run_id", "profile", "engine", "mode", "transport", "client")
+RUN_LABELS = ("run_id", "profile", "engine")
+# Gauge suffix -> Stats field in ms; exported in seconds, the Prometheus base unit.
+DURATION_GAUGES = {
+    "p50": "p50_ms",
+    "p95": "p95_ms",
+    "mean": "mean_ms",
+    "min": "min_ms",
+    "max": "max_ms",
+    "stddev": "stddev_ms",
+}
+
+
+def run_registry(run: RunResult) -> CollectorRegistry:
+    registry = CollectorRegistry()
+    durations = {
+        suffix: Gauge(f"transport_bench_mode_{suffix}_seconds",
+                      f"{suffix} wall time of one iteration", MODE_LABELS, registry=registry)
+        for suffix in DURATION_GAUGES
+    }
+    iterations = Gauge("transport_bench_mode_iterations",
+                       "successful measured iterations", MODE_LABELS, registry=registry)
+    errors = Gauge("transport_bench_mode_errors",
+                   "failed measured iterations", MODE_LABELS, registry=registry)
+    verified_rtt = Gauge("transport_bench_mode_verified_rtt_seconds",
+                         "median TCP connect time to the mode's port", MODE_LABELS,
+                         registry=registry)
+    configured_rtt = Gauge("transport_bench_mode_configured_rtt_seconds",
+                           "RTT of the netem profile", MODE_LABELS, registry=registry)
+    finished = Gauge("transport_bench_run_finished_timestamp_seconds",
+                     "end of the run, Unix time", RUN_LABELS, registry=registry)
+
+    for mode in run.modes:
+        labels = (run.run_id, run.profile.name, run.profile.engine,
+                  mode.mode, mode.transport, mode.client)
+        for suffix, field in DURATION_GAUGES.items():
+            value_ms = getattr(mode.stats, field)
+            if value_ms is not None:  # no sample: leave the series out rather than fake a 0
+                durations[suffix].labels(*labels).set(value_ms / 1000.0)
+        iterations.labels(*labels).set(mode.stats.n)
+        errors.labels(*labels).set(mode.stats.errors)
+        if mode.verified_rtt_ms is not None:
+            verified_rtt.labels(*labels).set(mode.verified_rtt_ms / 1000.0)
+        configured_rtt.labels(*labels).set(mode.configured_rtt_ms / 1000.0)
+    finished.labels(run.run_id, run.profile.name, run.profile.engine).set(
+        run.finished_at.timestamp()
+    )
+    return registry
+
+
+class _ParsedExposition(Collector):
+    """Metrics parsed back from a spooled exposition text, so a replay pushes them through
+    the same push_to_gateway call as a live run."""
+
+    def __init__(self, exposition: str) -> None:
+        self._families = list(text_string_to_metric_families(exposition))
+
+    def collect(self) -> Iterable[Metric]:
+        return self._families
+
+
+def registry_from_exposition(exposition: str) -> CollectorRegistry:
+    registry = CollectorRegistry(auto_describe=True)
+    registry.register(_ParsedExposition(exposition))
+    return registry
+
+
+def push(
+    gateway_url: str, job: str, registry: CollectorRegistry, grouping_key: dict[str, str]
+) -> None:
+    """PUT the registry's metrics, replacing the group's previous ones."""
+    try:
+        push_to_gateway(gateway_url, job=job, registry=registry, grouping_key=grouping_key,
+                        timeout=PUSH_TIMEOUT_S)
+    except OSError as exc:  # urllib's URLError and HTTPError are OSErrors
+        raise SinkError(f"{type(exc).__name__}: {exc}") from exc
+
+
+def deliver_run(gateway_url: str, run: RunResult, spool: Spool, spool_name: str) -> Delivery:
+    """Push the run's gauges, or spool the exposition text and grouping key for a replay."""
+    registry = run_registry(run)
+    grouping_key = {"profile": run.profile.name}
+    try:
+        push(gateway_url, JOB, registry, grouping_key)
+    except SinkError as exc:
+        payload = json.dumps({
+            "job": JOB,
+            "grouping_key": grouping_key,
+            "exposition": generate_latest(registry).decode("utf-8"),
+        }, indent=2)
+        path = spool.save(spool_name + PUSHGATEWAY_SUFFIX, payload)
+        return Delivery("pushgateway", False, f"{gateway_url}: {exc}", spooled_to=path)
+    return Delivery("pushgateway", True, f"{len(run.modes)} modes to {gateway_url}")

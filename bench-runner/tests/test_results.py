@@ -1,0 +1,53 @@
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench_runner.results import RunResult, new_run_id, write_results
+from bench_runner.runner import ModeRun
+
+CONTRACT_TOP_KEYS = {
+    "schema_version", "run_id", "started_at", "finished_at", "lab", "runner", "device",
+    "target", "profile", "modes", "ok",
+}
+CONTRACT_PROFILE_KEYS = {
+    "name", "rtt_ms", "jitter_ms", "loss_pct", "rate_mbit", "source", "engine", "engine_reason",
+}
+CONTRACT_MODE_KEYS = {
+    "mode", "transport", "client", "client_version", "description", "iterations", "warmup",
+    "commands", "configured_rtt_ms", "verified_rtt_ms", "rtt_probe", "min_round_trips",
+    "expected_round_trips", "ok", "stats", "samples_ms", "error_messages",
+}
+CONTRACT_STATS_KEYS = {
+    "n", "errors", "min_ms", "max_ms", "mean_ms", "p50_ms", "p95_ms", "stddev_ms",
+}
+
+
+def test_results_json_has_the_contract_shape(
+    tmp_path: Path, sample_run: tuple[RunResult, list[ModeRun]]
+) -> None:
+    run, _ = sample_run
+    path = write_results(run, tmp_path)
+    assert path == tmp_path / run.run_id / "results.json"
+    document = json.loads(path.read_text())
+    assert set(document) == CONTRACT_TOP_KEYS
+    assert document["schema_version"] == 1
+    assert set(document["lab"]) == {"commit", "images"}
+    assert set(document["runner"]) == {"version", "python"}
+    assert set(document["target"]) == {"host", "ssh_port", "https_port"}
+    assert set(document["profile"]) >= CONTRACT_PROFILE_KEYS
+    for mode in document["modes"]:
+        assert set(mode) == CONTRACT_MODE_KEYS
+        assert set(mode["stats"]) == CONTRACT_STATS_KEYS
+        assert set(mode["rtt_probe"]) == {"method", "port", "samples"}
+    assert document["modes"][1]["error_messages"] == ["show clock: % Invalid x"]
+    assert document["ok"] is False
+    assert document["started_at"] == "2026-11-22T11:00:00Z"
+    assert not list(path.parent.glob("*.partial"))
+
+
+def test_run_id_format() -> None:
+    run_id = new_run_id(datetime(2026, 11, 22, 11, 0, 0, tzinfo=UTC))
+    stamp, suffix = run_id.split("-")
+    assert stamp == "20261122T110000Z"
+    assert len(suffix) == 6
+    int(suffix, 16)

@@ -1,0 +1,90 @@
+import json
+from base64 import b64encode
+from pathlib import Path
+
+from bench_runner.results import RunResult
+from bench_runner.runner import ModeRun
+from bench_runner.settings import Settings
+from bench_runner.sinks.publish import publish_run
+from bench_runner.sinks.replay import replay_spool
+from conftest import FakeHttpServer
+
+CLOSED_PORT_URL = "http://127.0.0.1:9"  # discard port: nothing listens, connect is refused
+
+
+def settings_for(tmp_path: Path, influx_url: str, pushgateway_url: str) -> Settings:
+    return Settings(
+        influx_url=influx_url, influx_db="transport_lab", influx_username="writer",
+        influx_password="s3cret", pushgateway_url=pushgateway_url, results_dir=tmp_path,
+    )
+
+
+def test_publish_writes_influx_and_pushgateway(
+    tmp_path: Path, fake_http_server: FakeHttpServer, sample_run: tuple[RunResult, list[ModeRun]]
+) -> None:
+    run, mode_runs = sample_run
+    fake_http_server.status = 204
+    deliveries = publish_run(
+        settings_for(tmp_path, fake_http_server.url, fake_http_server.url), run, mode_runs
+    )
+    assert [delivery.delivered for delivery in deliveries] == [True, True]
+    write, push = fake_http_server.requests
+    assert write.method == "POST"
+    assert write.path == "/write?db=transport_lab&precision=ms"
+    assert write.headers["Authorization"] == "Basic " + b64encode(b"writer:s3cret").decode()
+    lines = write.body.decode().splitlines()
+    # 4 iterations + 2 summaries.
+    assert sum(line.startswith("iteration,") for line in lines) == 4
+    assert sum(line.startswith("mode_summary,") for line in lines) == 2
+    assert 'ok=false,error="show clock: % Invalid x"' in write.body.decode()
+    assert push.method == "PUT"
+    assert push.path == "/metrics/job/transport_bench/profile/regional"
+    assert b"transport_bench_mode_p50_seconds{" in push.body
+    assert not (tmp_path / "spool").exists()
+
+
+def test_down_sinks_spool_then_replay_delivers_and_empties_spool(
+    tmp_path: Path, fake_http_server: FakeHttpServer, sample_run: tuple[RunResult, list[ModeRun]]
+) -> None:
+    run, mode_runs = sample_run
+    deliveries = publish_run(
+        settings_for(tmp_path, CLOSED_PORT_URL, CLOSED_PORT_URL), run, mode_runs
+    )
+    assert [delivery.delivered for delivery in deliveries] == [False, False]
+    spooled = sorted(path.name for path in (tmp_path / "spool").iterdir())
+    assert spooled == [f"{run.run_id}.lp", f"{run.run_id}.pushgateway.json"]
+    spooled_lines = (tmp_path / "spool" / f"{run.run_id}.lp").read_text()
+    spooled_push = json.loads((tmp_path / "spool" / f"{run.run_id}.pushgateway.json").read_text())
+    assert spooled_push["grouping_key"] == {"profile": "regional"}
+
+    # Still down: replay keeps everything.
+    still_down = replay_spool(settings_for(tmp_path, CLOSED_PORT_URL, CLOSED_PORT_URL))
+    assert [delivery.delivered for delivery in still_down] == [False, False]
+    assert len(list((tmp_path / "spool").iterdir())) == 2
+
+    # Back up: replay sends the same bytes and the metrics, then empties the spool.
+    fake_http_server.status = 204
+    replayed = replay_spool(settings_for(tmp_path, fake_http_server.url, fake_http_server.url))
+    assert [delivery.delivered for delivery in replayed] == [True, True]
+    write, push = fake_http_server.requests
+    assert write.body.decode() == spooled_lines
+    assert push.path == "/metrics/job/transport_bench/profile/regional"
+    pushed = push.body.decode()
+    assert 'transport_bench_mode_errors{client="asyncssh"' in pushed
+    assert "transport_bench_run_finished_timestamp_seconds" in pushed
+    assert list((tmp_path / "spool").iterdir()) == []
+
+
+def test_influx_rejection_is_spooled(
+    tmp_path: Path, fake_http_server: FakeHttpServer, sample_run: tuple[RunResult, list[ModeRun]]
+) -> None:
+    run, mode_runs = sample_run
+    fake_http_server.status = 500
+    deliveries = publish_run(
+        settings_for(tmp_path, fake_http_server.url, CLOSED_PORT_URL), run, mode_runs
+    )
+    influx = deliveries[0]
+    assert not influx.delivered
+    assert "HTTP 500" in influx.detail
+    assert influx.spooled_to is not None
+    assert influx.spooled_to.exists()

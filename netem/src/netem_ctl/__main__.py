@@ -1,0 +1,84 @@
+"""Entry point: choose the engine, apply the initial profile, serve the API, clean up on exit."""
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import uvicorn
+from fastapi import FastAPI
+
+from .api import create_app
+from .config import Settings, SettingsError
+from .controller import Controller, Watchdog
+from .engines.base import Engine
+from .engines.detect import EngineChoice, NoEngineError, choose_engine
+from .engines.nfq import NfqEngine
+from .engines.runner import CommandRunner
+from .engines.tc import TcEngine
+from .profiles import ProfilesFileError, load_profiles
+
+log = logging.getLogger("netem")
+
+
+def make_engine(choice: EngineChoice, runner: CommandRunner, settings: Settings) -> Engine:
+    if choice.name == "tc":
+        return TcEngine(runner, settings.interface, settings.ports)
+    return NfqEngine(runner, settings.interface, settings.ports, settings.delayer_path, settings.run_dir)
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        settings = Settings.from_env()
+        profiles = load_profiles(settings.profiles_file)
+        if settings.initial_profile not in profiles:
+            raise SettingsError(f"NETEM_PROFILE={settings.initial_profile!r} is not in {settings.profiles_file} "
+                                f"(known: {', '.join(profiles)})")
+        runner = CommandRunner()
+        choice = choose_engine(settings.engine, runner, settings.delayer_path)
+    except (SettingsError, ProfilesFileError, NoEngineError) as exc:
+        log.critical("cannot start: %s", exc)
+        return 2
+    log.info("engine %s (%s); impairing tcp ports %s on %s, control port %d untouched",
+             choice.name, choice.reason, ",".join(map(str, settings.ports)), settings.interface, settings.control_port)
+
+    controller = Controller(make_engine(choice, runner, settings), choice)
+    server: uvicorn.Server | None = None
+    watchdog_failed = False
+
+    def stop_on_watchdog_failure() -> None:
+        nonlocal watchdog_failed
+        watchdog_failed = True
+        if server is not None:
+            server.should_exit = True
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # Runs before the port serves requests, so /healthz answers only once the profile is in place.
+        controller.apply(profiles[settings.initial_profile])
+        watchdog = Watchdog(controller, settings.watchdog_interval_s, stop_on_watchdog_failure)
+        watchdog.start()
+        try:
+            yield
+        finally:
+            watchdog.stop()
+            controller.shutdown()
+
+    app = create_app(controller, settings.profiles_file, lifespan=lifespan)
+    server = uvicorn.Server(uvicorn.Config(app, host=settings.listen_host, port=settings.control_port,
+                                           log_level="info", access_log=False, lifespan="on"))
+    try:
+        server.run()
+    finally:
+        controller.shutdown()  # also when startup failed half-way; clearing twice is harmless
+    if watchdog_failed or not server.started:
+        log.critical("exiting with failure: %s", "watchdog gave up" if watchdog_failed else "startup failed")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""Settings from the environment (stdlib only)."""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+ENGINES = ("auto", "tc", "nfq")
+MULTIPORT_MAX_PORTS = 15  # iptables multiport limit
+
+
+class SettingsError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Settings:
+    engine: str = "auto"
+    initial_profile: str = "local"
+    profiles_file: Path = Path("/etc/netem/profiles.yaml")
+    ports: tuple[int, ...] = (22, 443, 830)
+    interface: str = "eth0"
+    listen_host: str = "0.0.0.0"
+    control_port: int = 8181
+    delayer_path: str = "/usr/local/bin/nfq-delayer"
+    run_dir: Path = Path("/run/netem")
+    watchdog_interval_s: float = 5.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
+        defaults = cls()
+        settings = cls(
+            engine=env.get("NETEM_ENGINE", defaults.engine).strip().lower(),
+            initial_profile=env.get("NETEM_PROFILE", defaults.initial_profile).strip(),
+            profiles_file=Path(env.get("NETEM_PROFILES_FILE", str(defaults.profiles_file))),
+            ports=parse_ports(env.get("NETEM_PORTS", ",".join(map(str, defaults.ports)))),
+            interface=env.get("NETEM_INTERFACE", defaults.interface),
+            listen_host=env.get("NETEM_LISTEN_HOST", defaults.listen_host),
+            control_port=_int(env, "NETEM_CONTROL_PORT", defaults.control_port),
+            delayer_path=env.get("NETEM_DELAYER", defaults.delayer_path),
+            run_dir=Path(env.get("NETEM_RUN_DIR", str(defaults.run_dir))),
+            watchdog_interval_s=float(env.get("NETEM_WATCHDOG_INTERVAL_S", defaults.watchdog_interval_s)),
+        )
+        settings.validate()
+        return settings
+
+    def validate(self) -> None:
+        if self.engine not in ENGINES:
+            raise SettingsError(f"NETEM_ENGINE must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        if self.control_port in self.ports:
+            raise SettingsError(f"NETEM_PORTS must not contain the control port {self.control_port}")
+        if self.watchdog_interval_s <= 0:
+            raise SettingsError("NETEM_WATCHDOG_INTERVAL_S must be positive")
+
+
+def parse_ports(text: str) -> tuple[int, ...]:
+    try:
+        ports = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError as exc:
+        raise SettingsError(f"NETEM_PORTS must be comma-separated port numbers, got {text!r}") from exc
+    if not ports or len(ports) > MULTIPORT_MAX_PORTS:
+        raise SettingsError(f"NETEM_PORTS needs 1 to {MULTIPORT_MAX_PORTS} ports, got {text!r}")
+    if any(not 1 <= port <= 65535 for port in ports) or len(set(ports)) != len(ports):
+        raise SettingsError(f"NETEM_PORTS must be distinct ports in 1..65535, got {text!r}")
+    return ports
+
+
+def _int(env: Mapping[str, str], name: str, default: int) -> int:
+    try:
+        return int(env.get(name, default))
+    except ValueError as exc:
+        raise SettingsError(f"{name} must be an integer") from exc

@@ -1,0 +1,110 @@
+"""Owns the active profile: applies it through the engine, reports it, and keeps it in place."""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any
+
+from .engines.base import Engine
+from .engines.detect import EngineChoice
+from .profiles import CLEARED, Profile
+
+log = logging.getLogger("netem.controller")
+
+# Consecutive failed repairs after which the watchdog gives up and stops the service.
+MAX_FAILED_REPAIRS = 3
+
+
+class Controller:
+    def __init__(self, engine: Engine, choice: EngineChoice):
+        self.engine = engine
+        self.choice = choice
+        self.profile: Profile | None = None
+        self.applied_at: datetime | None = None
+        self.repairs = 0
+        self.ready = False  # true from the first successful apply on
+        self._lock = threading.Lock()
+
+    def apply(self, profile: Profile) -> None:
+        with self._lock:
+            log.info("applying profile %s via %s: %s", profile.name, self.engine.name, profile.effective())
+            try:
+                self.engine.apply(profile.impairment())
+            except Exception:
+                log.exception("applying profile %s failed; clearing so nothing half-applied stays", profile.name)
+                self.engine.clear()
+                self.profile, self.applied_at = CLEARED, datetime.now(timezone.utc)
+                raise
+            self.profile, self.applied_at = profile, datetime.now(timezone.utc)
+            self.ready = True
+
+    def clear(self) -> None:
+        self.apply(CLEARED)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            log.info("removing all impairment rules")
+            self.engine.clear()
+
+    def status(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "engine": self.choice.name,
+                "engine_reason": self.choice.reason,
+                "profile": self.profile.effective() if self.profile else None,
+                "applied_at": self.applied_at.isoformat() if self.applied_at else None,
+                "readback": self.engine.readback(),
+            }
+
+    def check_and_repair(self) -> bool:
+        """One watchdog round; False once repairing has failed MAX_FAILED_REPAIRS times in a row."""
+        with self._lock:
+            if self.profile is None:
+                return True
+            impairment = self.profile.impairment()
+            problems = self.engine.problems(impairment)
+            if not problems:
+                return True
+            log.error("WATCHDOG: profile %s is not in place: %s; re-applying", self.profile.name, "; ".join(problems))
+            self.repairs += 1
+            for attempt in range(1, MAX_FAILED_REPAIRS + 1):
+                try:
+                    self.engine.apply(impairment)
+                    if not self.engine.problems(impairment):
+                        log.warning("WATCHDOG: profile %s re-applied", self.profile.name)
+                        return True
+                except Exception as exc:  # any failure counts as a failed attempt
+                    log.error("WATCHDOG: re-apply attempt %d failed: %s", attempt, exc)
+            log.critical("WATCHDOG: cannot restore profile %s; stopping", self.profile.name)
+            return False
+
+
+class Watchdog:
+    """Runs Controller.check_and_repair every `interval_s`; calls `on_fatal` when it gives up."""
+
+    def __init__(self, controller: Controller, interval_s: float, on_fatal: Callable[[], None]):
+        self.controller = controller
+        self.interval_s = interval_s
+        self.on_fatal = on_fatal
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="watchdog", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            try:
+                healthy = self.controller.check_and_repair()
+            except Exception:
+                log.exception("WATCHDOG: check failed")
+                healthy = False
+            if not healthy:
+                self.on_fatal()
+                return

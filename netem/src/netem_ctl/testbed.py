@@ -1,0 +1,221 @@
+"""Two network namespaces joined by a veth pair, for the integration tests, the benchmark and the VM check.
+
+"client" 198.19.250.1 <-> "device" 198.19.250.2 (interface eth0, like the device container).
+Also runnable as a module inside a namespace:
+  python3 -m netem_ctl.testbed serve PORT...            TCP servers for the probes below
+  python3 -m netem_ctl.testbed probe KIND HOST PORT N   prints a JSON list of milliseconds
+Stdlib only: it runs in the netem VM too.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import socketserver
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from .engines.runner import CommandRunner
+
+CLIENT_NS = "tl-client"
+DEVICE_NS = "tl-device"
+CLIENT_ADDR = "198.19.250.1"
+DEVICE_ADDR = "198.19.250.2"
+DEVICE_INTERFACE = "eth0"
+CLIENT_INTERFACE = "tl-client0"
+ECHO_BYTES = 64
+PROBE_GAP_S = 0.01
+SEGMENT_SOURCE_PORT = 40000
+SEGMENT_GAP_S = 0.0001
+SRC_DIR = str(Path(__file__).resolve().parent.parent)
+
+
+class Testbed:
+    __test__ = False  # not a pytest test class
+    def __init__(self) -> None:
+        self.device = CommandRunner(("ip", "netns", "exec", DEVICE_NS))
+        self.client = CommandRunner(("ip", "netns", "exec", CLIENT_NS))
+        self._servers: list[subprocess.Popen[bytes]] = []
+
+    def __enter__(self) -> Testbed:
+        self.teardown()
+        host = CommandRunner()
+        host.run_all([
+            ["ip", "netns", "add", CLIENT_NS],
+            ["ip", "netns", "add", DEVICE_NS],
+            ["ip", "link", "add", CLIENT_INTERFACE, "netns", CLIENT_NS, "type", "veth",
+             "peer", "name", DEVICE_INTERFACE, "netns", DEVICE_NS],
+            ["ip", "-n", CLIENT_NS, "addr", "add", f"{CLIENT_ADDR}/24", "dev", CLIENT_INTERFACE],
+            ["ip", "-n", DEVICE_NS, "addr", "add", f"{DEVICE_ADDR}/24", "dev", DEVICE_INTERFACE],
+            ["ip", "-n", CLIENT_NS, "link", "set", CLIENT_INTERFACE, "up"],
+            ["ip", "-n", DEVICE_NS, "link", "set", DEVICE_INTERFACE, "up"],
+            ["ip", "-n", CLIENT_NS, "link", "set", "lo", "up"],
+            ["ip", "-n", DEVICE_NS, "link", "set", "lo", "up"],
+        ])
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.teardown()
+
+    def teardown(self) -> None:
+        for server in self._servers:
+            server.kill()
+            server.wait()
+        self._servers.clear()
+        for ns in (CLIENT_NS, DEVICE_NS):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+    def serve(self, *ports: int) -> None:
+        """TCP servers in the device namespace; returns once they accept connections."""
+        server = subprocess.Popen([*self.device.prefix, sys.executable, "-m", "netem_ctl.testbed", "serve",
+                                   *map(str, ports)], env=python_env(), stdout=subprocess.PIPE)
+        assert server.stdout is not None
+        server.stdout.readline()  # "ready"
+        self._servers.append(server)
+
+    def probe(self, kind: str, port: int, count: int) -> list[float]:
+        """Run a probe from the client namespace; milliseconds per sample."""
+        result = subprocess.run([*self.client.prefix, sys.executable, "-m", "netem_ctl.testbed", "probe", kind,
+                                 DEVICE_ADDR, str(port), str(count)],
+                                env=python_env(), capture_output=True, text=True, timeout=300, check=True)
+        return json.loads(result.stdout)
+
+
+def python_env() -> dict[str, str]:
+    path = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": f"{SRC_DIR}:{path}" if path else SRC_DIR}
+
+
+class _ProbeHandler(socketserver.BaseRequestHandler):
+    """First line picks the mode: "echo", "send N" (we send N bytes), "recv N" (we read N, answer "ok")."""
+
+    def handle(self) -> None:
+        sock: socket.socket = self.request
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        reader = sock.makefile("rb")
+        command = reader.readline().split()
+        if not command:
+            return
+        if command[0] == b"echo":
+            while block := reader.read1(65536):
+                sock.sendall(block)
+        elif command[0] == b"send":
+            remaining = int(command[1])
+            chunk = b"x" * 65536
+            while remaining > 0:
+                sock.sendall(chunk[:remaining])
+                remaining -= len(chunk)
+        elif command[0] == b"recv":
+            remaining = int(command[1])
+            while remaining > 0 and (block := reader.read1(65536)):
+                remaining -= len(block)
+            sock.sendall(b"ok\n")
+
+
+class _Server(socketserver.ThreadingTCPServer):
+    allow_reuse_address = True
+    daemon_threads = True
+
+
+def serve(ports: list[int]) -> None:
+    for port in ports:
+        server = _Server(("0.0.0.0", port), _ProbeHandler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    print("ready", flush=True)
+    threading.Event().wait()
+
+
+def probe(kind: str, host: str, port: int, count: int) -> list[float]:
+    if kind == "connect":
+        return _connect_times(host, port, count)
+    if kind == "connect-once":
+        return _connect_times(host, port, 1, timeout_s=2)
+    if kind == "echo":
+        return _echo_times(host, port, count)
+    if kind == "download":
+        return [_transfer_time(host, port, f"send {count}\n", count)]
+    if kind == "upload":
+        return [_transfer_time(host, port, f"recv {count}\n", count)]
+    if kind == "segments":
+        return [_segments_time(host, port, count)]
+    raise ValueError(f"unknown probe {kind!r}")
+
+
+def _connect_times(host: str, port: int, count: int, timeout_s: float = 30) -> list[float]:
+    """One round trip each: SYN out, SYN-ACK back."""
+    samples = []
+    for _ in range(count):
+        start = time.perf_counter()
+        with socket.create_connection((host, port), timeout=timeout_s):
+            samples.append((time.perf_counter() - start) * 1000)
+        time.sleep(PROBE_GAP_S)
+    return samples
+
+
+def _echo_times(host: str, port: int, count: int) -> list[float]:
+    """Application-level ping over one connection (TCP_NODELAY), like ICMP ping but on the TCP port."""
+    message = b"p" * ECHO_BYTES
+    samples = []
+    with socket.create_connection((host, port), timeout=30) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.sendall(b"echo\n")
+        for _ in range(count):
+            start = time.perf_counter()
+            sock.sendall(message)
+            received = 0
+            while received < ECHO_BYTES:
+                received += len(sock.recv(ECHO_BYTES - received))
+            samples.append((time.perf_counter() - start) * 1000)
+            time.sleep(PROBE_GAP_S)
+    return samples
+
+
+def _segments_time(host: str, port: int, count: int) -> float:
+    """`count` bare TCP ACK segments from a raw socket: one packet each, whatever TCP's congestion state.
+
+    They belong to no connection (the device answers with RST) and carry no valid checksum:
+    netfilter counts them before TCP would discard them, which is all a packet counter needs.
+    """
+    header = struct.pack("!HHIIBBHHH", SEGMENT_SOURCE_PORT, port, 0, 0, 5 << 4, 0x10, 65535, 0, 0)
+    with socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_TCP) as sock:
+        start = time.perf_counter()
+        for _ in range(count):
+            sock.sendto(header, (host, 0))
+            time.sleep(SEGMENT_GAP_S)
+        return (time.perf_counter() - start) * 1000
+
+
+def _transfer_time(host: str, port: int, request: str, size: int) -> float:
+    """Milliseconds from the request to the last byte (download) or the server's receipt (upload)."""
+    with socket.create_connection((host, port), timeout=60) as sock:
+        start = time.perf_counter()
+        sock.sendall(request.encode())
+        if request.startswith("send"):
+            remaining = size
+            while remaining > 0 and (block := sock.recv(65536)):
+                remaining -= len(block)
+        else:
+            chunk = b"y" * 65536
+            sent = 0
+            while sent < size:
+                sock.sendall(chunk[: size - sent])
+                sent += min(len(chunk), size - sent)
+            sock.recv(16)
+        return (time.perf_counter() - start) * 1000
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == ["serve"]:
+        serve([int(port) for port in argv[1:]])
+    elif argv[:1] == ["probe"] and len(argv) == 5:
+        print(json.dumps(probe(argv[1], argv[2], int(argv[3]), int(argv[4]))))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,111 @@
+"""The nfq engine between two network namespaces: delays, jitter, loss and rate as configured."""
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from netem_ctl.engines.nfq import CHAIN_TOWARD_DEVICE, ipt
+from netem_ctl.impairment import Impairment
+from netem_ctl.testbed import Testbed
+
+from .conftest import BENCH_PORT, CONTROL_PORT, _skip
+
+pytestmark = pytest.mark.skipif(_skip is not None, reason=_skip or "")
+
+# Tolerant bounds: a loaded 2-core machine adds scheduling noise; the engine itself adds ~0.3 ms.
+OVERHEAD_MAX_MS = 3.0
+UNDELAYED_MAX_MS = 2.0
+
+
+def median(bed: Testbed, kind: str, count: int = 20, port: int = BENCH_PORT) -> float:
+    return statistics.median(bed.probe(kind, port, count))
+
+
+@pytest.mark.parametrize("split", [1.0, 0.0, 0.5], ids=["client-to-device", "device-to-client", "even"])
+def test_delay_in_each_direction(bed, engine, split):
+    engine.apply(Impairment(rtt_ms=40, split=split))
+    for kind in ("connect", "echo"):
+        measured = median(bed, kind)
+        assert 40 <= measured <= 40 + OVERHEAD_MAX_MS, f"{kind}: {measured:.2f} ms"
+
+
+def test_control_port_is_not_delayed(bed, engine):
+    engine.apply(Impairment(rtt_ms=100))
+    assert median(bed, "connect", port=CONTROL_PORT) <= UNDELAYED_MAX_MS
+    assert median(bed, "echo", port=CONTROL_PORT) <= UNDELAYED_MAX_MS
+
+
+def test_jitter_stays_within_bounds_and_varies(bed, engine):
+    engine.apply(Impairment(rtt_ms=20, jitter_ms=10))
+    samples = bed.probe("echo", BENCH_PORT, 60)
+    assert min(samples) >= 10 - 0.5
+    assert max(samples) <= 30 + OVERHEAD_MAX_MS * 3
+    assert statistics.stdev(samples) > 2, samples
+
+
+def test_loss_rate_matches_within_statistical_tolerance(bed, engine):
+    loss = 0.10
+    engine.apply(Impairment(rtt_ms=0, loss_pct=loss * 100))
+    bed.device.run(["iptables-legacy", "-w", "-I", "INPUT", "-p", "tcp", "--dport", str(BENCH_PORT)])
+    try:
+        bed.probe("segments", BENCH_PORT, 3000)
+        queued = packet_count(bed, ipt("-L", CHAIN_TOWARD_DEVICE, "-v", "-x", "-n"))
+        delivered = packet_count(bed, ["iptables-legacy", "-w", "-L", "INPUT", "-v", "-x", "-n"])
+    finally:
+        bed.device.run(["iptables-legacy", "-w", "-D", "INPUT", "-p", "tcp", "--dport", str(BENCH_PORT)])
+    assert queued >= 2000
+    measured_loss = 1 - delivered / queued
+    tolerance = 5 * (loss * (1 - loss) / queued) ** 0.5  # five standard deviations
+    assert abs(measured_loss - loss) <= tolerance, f"loss {measured_loss:.3f} over {queued} packets"
+
+
+def packet_count(bed: Testbed, listing: list[str]) -> int:
+    """Packets counted by the first rule of an `iptables -L -v -x` listing."""
+    rule_line = bed.device.run(listing).stdout.splitlines()[2]
+    return int(rule_line.split()[0])
+
+
+@pytest.mark.parametrize("kind", ["download", "upload"])
+def test_rate_limit_is_roughly_honoured(bed, engine, kind):
+    rate_mbit = 8
+    size = 1_000_000
+    engine.apply(Impairment(rtt_ms=2, rate_mbit=rate_mbit))
+    elapsed_s = bed.probe(kind, BENCH_PORT, size)[0] / 1000
+    measured_mbit = size * 8 / elapsed_s / 1e6
+    assert 0.6 * rate_mbit <= measured_mbit <= 1.1 * rate_mbit, f"{measured_mbit:.2f} Mbit/s"
+
+
+def test_profile_change_reloads_in_place(bed, engine):
+    engine.apply(Impairment(rtt_ms=10))
+    pids = (engine.toward_device.process.pid, engine.from_device.process.pid)
+    engine.apply(Impairment(rtt_ms=50))
+    assert (engine.toward_device.process.pid, engine.from_device.process.pid) == pids
+    assert 50 <= median(bed, "echo") <= 50 + OVERHEAD_MAX_MS
+    assert engine.problems(Impairment(rtt_ms=50)) == []
+
+
+def test_dead_delayer_black_holes_until_repaired(bed, engine):
+    impairment = Impairment(rtt_ms=10)
+    engine.apply(impairment)
+    engine.from_device.process.kill()
+    engine.from_device.process.wait()
+    assert any("not running" in problem for problem in engine.problems(impairment))
+    with pytest.raises(Exception):  # no --queue-bypass: the port goes dark instead of unimpaired
+        bed.probe("connect-once", BENCH_PORT, 1)
+    engine.apply(impairment)
+    assert engine.problems(impairment) == []
+    assert 10 <= median(bed, "connect") <= 10 + OVERHEAD_MAX_MS
+
+
+def test_clear_removes_rules_and_delayers(bed, engine):
+    engine.apply(Impairment(rtt_ms=30))
+    engine.clear()
+    assert "NETEM_LAB" not in bed.device.run(ipt("-S")).stdout
+    assert not engine.toward_device.is_running() and not engine.from_device.is_running()
+    assert median(bed, "connect") <= UNDELAYED_MAX_MS
+
+
+def test_neutral_profile_installs_nothing(bed, engine):
+    engine.apply(Impairment(rtt_ms=0))
+    assert "NETEM_LAB" not in bed.device.run(ipt("-S")).stdout

@@ -1,0 +1,103 @@
+"""The whole sidecar (netem-ctl, nfq engine) in the device namespace, driven over HTTP from the client."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from netem_ctl.engines.nfq import ipt
+from netem_ctl.engines.runner import CommandError
+from netem_ctl.testbed import DEVICE_ADDR, Testbed, python_env
+
+from ..conftest import PROFILES_FILE, delayer_path
+from .conftest import BENCH_PORT, CONTROL_PORT, _skip
+
+pytestmark = pytest.mark.skipif(_skip is not None, reason=_skip or "")
+
+STARTUP_TIMEOUT_S = 15
+
+
+def http(bed: Testbed, method: str, path: str, body: dict | None = None) -> tuple[int, str]:
+    """An HTTP request from the client namespace; returns status and body text."""
+    script = (
+        "import json, sys, urllib.request, urllib.error\n"
+        "method, url, body = sys.argv[1], sys.argv[2], sys.argv[3]\n"
+        "data = body.encode() if body else None\n"
+        "request = urllib.request.Request(url, data=data, method=method, headers={'Content-Type': 'application/json'})\n"
+        "try:\n"
+        "    with urllib.request.urlopen(request, timeout=10) as r: print(r.status); print(r.read().decode())\n"
+        "except urllib.error.HTTPError as e: print(e.code); print(e.read().decode())\n"
+    )
+    result = bed.client.run([sys.executable, "-c", script, method, f"http://{DEVICE_ADDR}:{CONTROL_PORT}{path}",
+                             json.dumps(body) if body is not None else ""])
+    status, _, text = result.stdout.partition("\n")
+    return int(status), text
+
+
+@pytest.fixture(scope="module")
+def bed() -> Iterator[Testbed]:
+    """Like the shared testbed, but port 8181 is left free for the service."""
+    with Testbed() as testbed:
+        testbed.serve(BENCH_PORT)
+        yield testbed
+
+
+@pytest.fixture
+def service(bed: Testbed, tmp_path) -> Iterator[subprocess.Popen[bytes]]:
+    env = {**python_env(), "NETEM_ENGINE": "auto", "NETEM_PROFILE": "regional",
+           "NETEM_PROFILES_FILE": str(PROFILES_FILE), "NETEM_DELAYER": delayer_path() or "",
+           "NETEM_RUN_DIR": str(tmp_path), "NETEM_WATCHDOG_INTERVAL_S": "0.5"}
+    process = subprocess.Popen([*bed.device.prefix, sys.executable, "-m", "netem_ctl"], env=env)
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            if http(bed, "GET", "/healthz")[0] == 200:
+                break
+        except CommandError:
+            pass  # not listening yet
+        time.sleep(0.2)
+    yield process
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        process.wait(10)
+
+
+def test_initial_profile_api_and_clean_stop(bed, service):
+    status, body = http(bed, "GET", "/profile")
+    profile = json.loads(body)
+    assert status == 200 and profile["profile"]["name"] == "regional"
+    assert profile["engine"] in ("nfq", "tc")
+    assert "NFQUEUE" in profile["readback"]["iptables"] or profile["engine"] == "tc"
+    assert 30 <= statistics.median(bed.probe("connect", BENCH_PORT, 10)) <= 33
+
+    status, body = http(bed, "PUT", "/profile", {"name": "custom60", "rtt_ms": 60})
+    assert status == 200 and json.loads(body)["profile"]["rtt_ms"] == 60
+    assert 60 <= statistics.median(bed.probe("connect", BENCH_PORT, 10)) <= 63
+    assert http(bed, "PUT", "/profile/nowhere")[0] == 404
+    assert http(bed, "PUT", "/profile", {"rtt_ms": -1})[0] == 422
+
+    status, text = http(bed, "GET", "/metrics")
+    assert 'netem_profile_info{profile="custom60"' in text and "netem_profile_rtt_seconds 0.06" in text
+
+    service.send_signal(signal.SIGTERM)
+    service.wait(10)
+    assert "NETEM_LAB" not in bed.device.run(ipt("-S")).stdout
+    assert statistics.median(bed.probe("connect", BENCH_PORT, 5)) <= 2
+
+
+def test_watchdog_restores_a_killed_delayer(bed, service):
+    status, body = http(bed, "GET", "/profile")
+    if json.loads(body)["engine"] != "nfq":
+        pytest.skip("kernel has netem: the service chose tc")
+    pid = json.loads(body)["readback"]["delayer"].split("pid=")[1].split()[0]
+    os.kill(int(pid), signal.SIGKILL)
+    time.sleep(2)  # a few watchdog rounds
+    assert 'netem_watchdog_repairs_total 1' in http(bed, "GET", "/metrics")[1]
+    assert 30 <= statistics.median(bed.probe("connect", BENCH_PORT, 10)) <= 33

@@ -1,0 +1,57 @@
+from netem_ctl.engines.nfq import (delayer_command, delayer_params, expected_rule_lines, install_commands,
+                                   parse_key_values, remove_commands)
+from netem_ctl.impairment import Impairment
+
+IPT = ["iptables-legacy", "-w", "-t", "mangle"]
+
+
+def test_install_commands():
+    assert install_commands("eth0", (22, 443, 830)) == [
+        [*IPT, "-N", "NETEM_LAB_IN"],
+        [*IPT, "-A", "NETEM_LAB_IN", "-i", "eth0", "-p", "tcp", "-m", "multiport", "--dports", "22,443,830",
+         "-j", "NFQUEUE", "--queue-num", "1"],
+        [*IPT, "-N", "NETEM_LAB_OUT"],
+        [*IPT, "-A", "NETEM_LAB_OUT", "-o", "eth0", "-p", "tcp", "-m", "multiport", "--sports", "22,443,830",
+         "-j", "NFQUEUE", "--queue-num", "2"],
+        [*IPT, "-I", "PREROUTING", "1", "-j", "NETEM_LAB_IN"],
+        [*IPT, "-I", "POSTROUTING", "1", "-j", "NETEM_LAB_OUT"],
+    ]
+
+
+def test_no_queue_bypass_anywhere():
+    assert not any("--queue-bypass" in command for command in install_commands("eth0", (22,)))
+
+
+def test_remove_commands():
+    assert remove_commands() == [
+        [*IPT, "-D", "PREROUTING", "-j", "NETEM_LAB_IN"],
+        [*IPT, "-D", "POSTROUTING", "-j", "NETEM_LAB_OUT"],
+        [*IPT, "-F", "NETEM_LAB_IN"], [*IPT, "-X", "NETEM_LAB_IN"],
+        [*IPT, "-F", "NETEM_LAB_OUT"], [*IPT, "-X", "NETEM_LAB_OUT"],
+    ]
+
+
+def test_expected_rules_use_iptables_S_spelling():
+    assert expected_rule_lines("eth0", (22,)) == [
+        "-A PREROUTING -j NETEM_LAB_IN",
+        "-A POSTROUTING -j NETEM_LAB_OUT",
+        "-A NETEM_LAB_IN -i eth0 -p tcp -m multiport --dports 22 -j NFQUEUE --queue-num 1",
+        "-A NETEM_LAB_OUT -o eth0 -p tcp -m multiport --sports 22 -j NFQUEUE --queue-num 2",
+    ]
+
+
+def test_delayer_params_file():
+    direction = Impairment(rtt_ms=30, jitter_ms=2, loss_pct=0.25, rate_mbit=50).toward_device()
+    assert delayer_params(direction, 7) == (
+        "generation=7\ndelay_us=15000\njitter_us=1000\nloss_ppm=2500\nrate_bps=50000000\nlimit_packets=1000\n")
+
+
+def test_delayer_command():
+    assert delayer_command("/usr/local/bin/nfq-delayer", 2, "/run/netem/from_device.params",
+                           "/run/netem/from_device.stats") == [
+        "/usr/local/bin/nfq-delayer", "--queue-num", "2", "--params", "/run/netem/from_device.params",
+        "--stats", "/run/netem/from_device.stats"]
+
+
+def test_parse_key_values_ignores_junk():
+    assert parse_key_values("generation=3\nheld=0\nbogus\nx=y\n") == {"generation": 3, "held": 0}

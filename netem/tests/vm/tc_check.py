@@ -1,0 +1,89 @@
+"""Checks the tc engine on a kernel with sch_netem (run by run_tc_check.sh inside the netem VM).
+
+Two namespaces + veth; the engine impairs the device side's eth0. Prints one line per check
+and a closing "N passed, N failed"; exits non-zero on any failure. Stdlib only.
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+
+from netem_ctl.engines.detect import choose_engine
+from netem_ctl.engines.runner import CommandRunner
+from netem_ctl.engines.tc import TcEngine
+from netem_ctl.impairment import Impairment
+from netem_ctl.testbed import Testbed
+
+BENCH_PORT = 22
+CONTROL_PORT = 8181
+RTT_MS = 40.0
+# TCG emulation adds ~1-2 ms per round trip and has occasional scheduling stalls.
+RTT_TOLERANCE_MS = (-1.0, 12.0)
+UNDELAYED_MAX_MS = 10.0
+SAMPLES = 15
+
+results: list[bool] = []
+
+
+def check(name: str, ok: bool, detail: str) -> None:
+    results.append(ok)
+    print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}", flush=True)
+
+
+def netem_lines(readback: str) -> str:
+    return " | ".join(line for line in readback.splitlines() if line.startswith("qdisc netem"))
+
+
+def median_ms(bed: Testbed, kind: str, port: int) -> float:
+    return statistics.median(bed.probe(kind, port, SAMPLES))
+
+
+def check_delayed(bed: Testbed, label: str) -> None:
+    low, high = RTT_MS + RTT_TOLERANCE_MS[0], RTT_MS + RTT_TOLERANCE_MS[1]
+    for kind in ("connect", "echo"):
+        measured = median_ms(bed, kind, BENCH_PORT)
+        check(f"{label}: {kind} rtt on port {BENCH_PORT}", low <= measured <= high,
+              f"median {measured:.2f} ms, want {low:.0f}..{high:.0f}")
+    measured = median_ms(bed, "connect", CONTROL_PORT)
+    check(f"{label}: control port {CONTROL_PORT} not delayed", measured <= UNDELAYED_MAX_MS,
+          f"median {measured:.2f} ms, want <= {UNDELAYED_MAX_MS}")
+
+
+def main() -> int:
+    choice = choose_engine("auto", CommandRunner(), "/nonexistent/nfq-delayer")
+    check("auto detection picks tc on a netem kernel", choice.name == "tc", choice.reason)
+    with Testbed() as bed:
+        bed.serve(BENCH_PORT, CONTROL_PORT)
+        engine = TcEngine(bed.device, "eth0", (BENCH_PORT, 443, 830))
+
+        for split, label in ((1.0, "client->device only (ifb ingress)"),
+                             (0.0, "device->client only (prio egress)"),
+                             (0.5, "split evenly")):
+            engine.apply(Impairment(rtt_ms=RTT_MS, split=split))
+            problems = engine.problems(Impairment(rtt_ms=RTT_MS, split=split))
+            check(f"{label}: readback matches", not problems, "; ".join(problems) or "ok")
+            check_delayed(bed, label)
+
+        engine.apply(Impairment(rtt_ms=RTT_MS, loss_pct=1, rate_mbit=5))
+        with_rate = engine.readback()["tc"]
+        engine.apply(Impairment(rtt_ms=RTT_MS))
+        without_rate = engine.readback()["tc"]
+        check("in-place update sets rate and loss", "rate 5Mbit" in with_rate and "loss 1%" in with_rate,
+              netem_lines(with_rate))
+        check("in-place update removes rate and loss", "rate" not in without_rate and "loss" not in without_rate,
+              netem_lines(without_rate))
+
+        engine.clear()
+        leftover = engine.readback()["tc"]
+        check("clear removes netem and ifb", "netem" not in leftover and "ifb-netem" not in leftover,
+              netem_lines(leftover) or "nothing left")
+        measured = median_ms(bed, "connect", BENCH_PORT)
+        check("after clear: benchmark port undelayed", measured <= UNDELAYED_MAX_MS, f"median {measured:.2f} ms")
+
+    passed = sum(results)
+    print(f"{passed} passed, {len(results) - passed} failed")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
