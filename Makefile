@@ -9,6 +9,8 @@ PROFILE ?= regional
 ITERATIONS ?= 20
 WARMUP ?= 2
 MODES ?=
+# `make up` starts every service; SERVICES narrows it (e.g. where the Grafana image is unavailable).
+SERVICES ?=
 # Services `make test` needs; Grafana is tested offline (its image cannot run everywhere).
 CORE_SERVICES := device netem influxdb pushgateway prometheus
 # A throw-away VM whose kernel has sch_netem, for the tc engine on machines whose kernel lacks it.
@@ -24,8 +26,8 @@ export LAB_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo u
 .PHONY: help env build up down bench logs ps clean test test-go test-netem test-netem-tc test-runner test-prometheus test-e2e
 
 help: ## Show this help
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
-	@echo; echo "  Variables: PROFILE=$(PROFILE) ITERATIONS=$(ITERATIONS) WARMUP=$(WARMUP) MODES=<m1,m2>"
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@echo; echo "  Variables: PROFILE=$(PROFILE) ITERATIONS=$(ITERATIONS) WARMUP=$(WARMUP) MODES=<m1,m2> SERVICES=<for up>"
 
 env: .env ## Create .env from .env.example with fresh random secrets (never overwrites)
 
@@ -41,7 +43,7 @@ build: .env ## Build the lab's own images (device, netem, bench-runner)
 	$(COMPOSE) --profile tools build device netem bench-runner
 
 up: build ## Build, start the lab, wait until every service is healthy, print the URLs
-	$(COMPOSE) up -d --wait
+	$(COMPOSE) up -d --wait $(SERVICES)
 	@set -a; source .env; set +a; \
 	echo; echo "Transport Lab is up (credentials in .env):"; \
 	echo "  Grafana     http://127.0.0.1:$${LAB_GRAFANA_PORT}/d/transport-comparison  (admin / GRAFANA_ADMIN_PASSWORD)"; \
