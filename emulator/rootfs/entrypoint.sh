@@ -14,6 +14,8 @@ log() { echo "device entrypoint: $*" >&2; }
 
 : "${DEVICE_HOSTNAME:=lab-r1}"
 : "${DEVICE_PLATFORM:=cisco_iosxe}"
+: "${DEVICE_NETCONF_BASE:=1.1}"
+: "${DEVICE_COMMAND_DELAY_MS:=0}"
 [[ -n "${DEVICE_USERNAME:-}" && -n "${DEVICE_PASSWORD:-}" ]] ||
     die "DEVICE_USERNAME and DEVICE_PASSWORD must be set (no default credentials are built in)"
 [[ "$DEVICE_USERNAME" =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] ||
@@ -22,6 +24,13 @@ log() { echo "device entrypoint: $*" >&2; }
 [[ "$DEVICE_HOSTNAME" =~ ^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$ ]] ||
     die "DEVICE_HOSTNAME must be letters, digits and hyphens (got '$DEVICE_HOSTNAME')"
 [[ "$DEVICE_PLATFORM" =~ ^[a-z0-9_]+$ ]] || die "DEVICE_PLATFORM must match [a-z0-9_]+ (got '$DEVICE_PLATFORM')"
+# cisco_iosxe transcripts are the top level of the set; other platforms have a subdirectory.
+[[ "$DEVICE_PLATFORM" == cisco_iosxe || -d "/etc/device/transcripts/$DEVICE_PLATFORM" ]] ||
+    die "DEVICE_PLATFORM '$DEVICE_PLATFORM' is not supported (cisco_iosxe, arista_eos)"
+[[ "$DEVICE_NETCONF_BASE" == 1.0 || "$DEVICE_NETCONF_BASE" == 1.1 ]] ||
+    die "DEVICE_NETCONF_BASE must be 1.0 or 1.1 (got '$DEVICE_NETCONF_BASE')"
+[[ "$DEVICE_COMMAND_DELAY_MS" =~ ^[0-9]{1,5}$ ]] && (( 10#$DEVICE_COMMAND_DELAY_MS <= 60000 )) ||
+    die "DEVICE_COMMAND_DELAY_MS must be 0..60000 (got '$DEVICE_COMMAND_DELAY_MS')"
 
 # Secrets are created once per volume, never shipped in the image.
 generate_host_keys() {
@@ -66,6 +75,9 @@ write_settings() {
   "platform": "$DEVICE_PLATFORM",
   "transcripts_dir": "/etc/device/transcripts",
   "events_socket": "$RUN_DIR/events.sock",
+  "netconf_socket": "$RUN_DIR/netconf.sock",
+  "netconf_base": "$DEVICE_NETCONF_BASE",
+  "command_delay_ms": $((10#$DEVICE_COMMAND_DELAY_MS)),
   "started_at": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 }
 JSON

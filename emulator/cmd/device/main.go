@@ -4,20 +4,23 @@
 //	device serve        API socket (behind nginx), metrics on :9100, SSH event sink
 //	device shell [-c …] the SSH login shell (also chosen when invoked as a login
 //	                    shell "-device-shell" or as "device-shell")
+//	device netconf      the sshd NETCONF subsystem (relays to the daemon)
 //	device healthcheck  exit 0 when sshd, nginx and metrics answer
 //	device version      print the emulator version
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"transportlab/emulator/internal/settings"
 	"transportlab/emulator/internal/version"
 )
 
-const usage = `usage: device serve|shell|healthcheck|version [flags]
+const usage = `usage: device serve|shell|netconf|healthcheck|version [flags]
        device-shell [-c "commands"]`
 
 func main() {
@@ -40,6 +43,13 @@ func run(args []string) int {
 		return runServe(args[2:])
 	case "shell":
 		return runShell(args[2:])
+	case "netconf":
+		flags := flag.NewFlagSet("device netconf", flag.ContinueOnError)
+		settingsPath := flags.String("settings", settings.DefaultPath, "device settings file")
+		if err := flags.Parse(args[2:]); err != nil {
+			return 2
+		}
+		return runNetconf(*settingsPath)
 	case "healthcheck":
 		return runHealthcheck(args[2:])
 	case "version":

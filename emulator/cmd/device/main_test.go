@@ -57,3 +57,29 @@ func TestLoginShellNamesSelectTheShell(t *testing.T) {
 		t.Errorf("unknown subcommand exited %d, want 2", got)
 	}
 }
+
+func TestAristaTranscripts(t *testing.T) {
+	e, err := newEngine(settings.Settings{Hostname: "edge-8", Platform: "arista_eos", TranscriptsDir: shippedTranscripts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.NewSession(false)
+	s.Execute("configure")
+	s.Execute("interface Ethernet9")
+	s.Execute("description from test")
+	s.Execute("end")
+	for _, command := range []string{"show version", "show clock", "show ip interface brief", "show inventory",
+		"show running-config", "show interfaces"} {
+		result := s.Execute(command)
+		if !result.OK() || len(result.Output) < 20 {
+			t.Errorf("%s: %+v", command, result)
+		}
+	}
+	if out := s.Execute("show running-config").Output; !strings.Contains(out, "hostname edge-8") ||
+		!strings.Contains(out, "interface Ethernet9\n description from test\n") {
+		t.Errorf("running-config: %s", out)
+	}
+	if _, err := newEngine(settings.Settings{Hostname: "x", Platform: "junos", TranscriptsDir: shippedTranscripts}); err == nil {
+		t.Error("platform without transcripts accepted")
+	}
+}

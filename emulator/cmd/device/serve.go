@@ -18,7 +18,10 @@ import (
 	"transportlab/emulator/internal/api"
 	"transportlab/emulator/internal/events"
 	"transportlab/emulator/internal/metrics"
+	"transportlab/emulator/internal/netconf/datastore"
+	"transportlab/emulator/internal/restconf"
 	"transportlab/emulator/internal/settings"
+	"transportlab/emulator/internal/tunnel"
 	"transportlab/emulator/internal/version"
 )
 
@@ -31,11 +34,12 @@ func runServe(args []string) int {
 	metricsAddr := flags.String("metrics-listen", ":9100", "address for /metrics, /healthz and /version")
 	nginxStatus := flags.String("nginx-status-socket", "/run/device/nginx-status.sock", "unix socket of nginx stub_status")
 	cgroupRoot := flags.String("cgroup-root", "/sys/fs/cgroup", "cgroup filesystem of the container")
+	tunnelAddr := flags.String("tunnel-listen", "127.0.0.1:8080", "tunnel target HTTP server (loopback: reachable through ssh -L only)")
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("component", "device")
-	if err := serve(*settingsPath, *apiSocket, *apiGroup, *metricsAddr, metrics.Sources{
+	if err := serve(*settingsPath, *apiSocket, *apiGroup, *metricsAddr, *tunnelAddr, metrics.Sources{
 		CgroupRoot: *cgroupRoot, NginxStatusSocket: *nginxStatus,
 	}, log); err != nil {
 		log.Error("device serve stopped", "err", err)
@@ -44,7 +48,7 @@ func runServe(args []string) int {
 	return 0
 }
 
-func serve(settingsPath, apiSocket, apiGroup, metricsAddr string, sources metrics.Sources, log *slog.Logger) error {
+func serve(settingsPath, apiSocket, apiGroup, metricsAddr, tunnelAddr string, sources metrics.Sources, log *slog.Logger) error {
 	creds := api.Credentials{Username: os.Getenv("DEVICE_USERNAME"), Password: os.Getenv("DEVICE_PASSWORD")}
 	if creds.Username == "" || creds.Password == "" {
 		return errors.New("DEVICE_USERNAME and DEVICE_PASSWORD must be set")
@@ -69,21 +73,36 @@ func serve(settingsPath, apiSocket, apiGroup, metricsAddr string, sources metric
 	if err != nil {
 		return fmt.Errorf("API socket: %w", err)
 	}
+	netconfListener, err := listenNetconf(s.NetconfSocket)
+	if err != nil {
+		return fmt.Errorf("NETCONF socket: %w", err)
+	}
+	defer netconfListener.Close()
 	metricsListener, err := net.Listen("tcp", metricsAddr)
 	if err != nil {
 		return fmt.Errorf("metrics listener: %w", err)
 	}
+	tunnelListener, err := net.Listen("tcp", tunnelAddr)
+	if err != nil {
+		return fmt.Errorf("tunnel target listener: %w", err)
+	}
 
-	apiServer := &http.Server{Handler: api.NewHandler(e, creds, m), ReadHeaderTimeout: 10 * time.Second,
+	// NETCONF sessions and RESTCONF share one configuration datastore.
+	store := datastore.New(initialConfig(s.Hostname))
+	rc := restconf.New(store, map[string]string{nativeModule: nativeNS})
+	apiServer := &http.Server{Handler: api.NewHandler(e, creds, m, rc), ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout: 120 * time.Second} // longer than nginx's upstream keepalive_timeout
 	metricsServer := &http.Server{Handler: m.Handler(info), ReadHeaderTimeout: 10 * time.Second}
+	tunnelServer := &http.Server{Handler: tunnel.Handler(), ReadHeaderTimeout: 10 * time.Second}
 
-	failed := make(chan error, 3)
+	failed := make(chan error, 5)
+	go func() { failed <- tunnelServer.Serve(tunnelListener) }()
+	go func() { failed <- newNetconfServer(store, s, m, log).Serve(netconfListener) }()
 	go func() { failed <- apiServer.Serve(apiListener) }()
 	go func() { failed <- metricsServer.Serve(metricsListener) }()
 	go func() { failed <- eventListener.Serve(sshEventHandler(m), m.MalformedEvent) }()
 	log.Info("device ready", "hostname", s.Hostname, "platform", s.Platform, "version", version.Version,
-		"api_socket", apiSocket, "metrics", metricsAddr)
+		"api_socket", apiSocket, "netconf_socket", s.NetconfSocket, "netconf_base", s.NetconfBase, "metrics", metricsAddr, "tunnel_target", tunnelAddr)
 
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
@@ -100,6 +119,7 @@ func serve(settingsPath, apiSocket, apiGroup, metricsAddr string, sources metric
 	defer cancel()
 	_ = apiServer.Shutdown(ctx)
 	_ = metricsServer.Shutdown(ctx)
+	_ = tunnelServer.Close() // streams never finish on their own
 	return result
 }
 

@@ -26,6 +26,9 @@ func runShell(args []string) int {
 	}
 	exec := false
 	flags.Visit(func(f *flag.Flag) { exec = exec || f.Name == "c" })
+	if exec && *script == netconfSubsystem {
+		return runNetconf(*settingsPath)
+	}
 
 	s, err := settings.Load(*settingsPath)
 	if err != nil {

@@ -64,7 +64,7 @@ func newTestServer(t *testing.T) (*httptest.Server, *recorder) {
 		t.Fatal(err)
 	}
 	rec := &recorder{requests: map[string]int{}}
-	srv := httptest.NewServer(NewHandler(e, Credentials{Username: "labops", Password: "s3cret"}, rec))
+	srv := httptest.NewServer(NewHandler(e, Credentials{Username: "labops", Password: "s3cret"}, rec, http.NotFoundHandler()))
 	t.Cleanup(srv.Close)
 	return srv, rec
 }

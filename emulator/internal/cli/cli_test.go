@@ -121,3 +121,33 @@ func TestInteractiveOverPipes(t *testing.T) {
 		t.Fatalf("output after exit: %q", rest)
 	}
 }
+
+func TestInteractivePaging(t *testing.T) {
+	e, err := engine.New(engine.Options{Hostname: "lab-r1", StartedAt: time.Now()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	// 640 bytes = 10 lines. Length 4: 3 lines, space (3 more), Enter (1
+	// more), then "q" discards the rest. Then a page that needs no prompt.
+	input := "terminal length 4\rshow payload 640\r \r\nqshow payload 128\r"
+	if err := RunInteractive(e.NewSession(true), strings.NewReader(input), &out, &countingRecorder{}); err != nil {
+		t.Fatal(err)
+	}
+	line := "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_\r\n"
+	more := morePrompt + moreErase
+	want := "lab-r1#terminal length 4\r\nlab-r1#show payload 640\r\n" +
+		strings.Repeat(line, 3) + more + strings.Repeat(line, 3) + more + line + more +
+		"lab-r1#show payload 128\r\n" + strings.Repeat(line, 2) + "lab-r1#"
+	if out.String() != want {
+		t.Fatalf("got  %q\nwant %q", out.String(), want)
+	}
+}
+
+func TestExecSessionsNeverPage(t *testing.T) {
+	e, _ := engine.New(engine.Options{Hostname: "lab-r1", StartedAt: time.Now()}, nil)
+	var out strings.Builder
+	if ok, err := RunExec(e.NewSession(false), "show payload 6400", &out, &countingRecorder{}); !ok || err != nil || out.Len() != 6400 {
+		t.Fatalf("ok=%v err=%v len=%d", ok, err, out.Len())
+	}
+}

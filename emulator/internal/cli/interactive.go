@@ -25,8 +25,9 @@ const maxLineBytes = 4096
 
 // RunInteractive serves a terminal session: it prints the prompt, echoes
 // typed characters, runs each entered line and answers with "\r\n" line
-// endings (the terminal is in raw mode, so nothing translates "\n"). It
-// returns nil when the user exits or the input ends.
+// endings (the terminal is in raw mode, so nothing translates "\n"), paged
+// at --More-- by the session's terminal length. It returns nil when the user
+// exits or the input ends.
 func RunInteractive(session *engine.Session, r io.Reader, w io.Writer, recorder Recorder) error {
 	t := &terminal{in: bufio.NewReader(r), out: bufio.NewWriter(w)}
 	defer t.out.Flush()
@@ -58,7 +59,12 @@ func RunInteractive(session *engine.Session, r io.Reader, w io.Writer, recorder 
 			if result.Exit {
 				return t.write("\r\n")
 			}
-			reply = "\r\n" + toCRLF(result.Output)
+			if err := t.write("\r\n"); err != nil {
+				return err
+			}
+			if err := t.page(result.Output, session.TerminalLength()); err != nil {
+				return err
+			}
 		}
 		if err := t.write(reply + session.Prompt()); err != nil {
 			return err
@@ -148,6 +154,70 @@ func (t *terminal) skipEscapeSequence() error {
 		if err != nil || (b >= 0x40 && b <= 0x7e) {
 			return err
 		}
+	}
+}
+
+// morePrompt is shown when a page is full; moreErase removes it again.
+const (
+	morePrompt = " --More-- "
+	moreErase  = "\b\b\b\b\b\b\b\b\b\b          \b\b\b\b\b\b\b\b\b\b"
+)
+
+// page writes command output, stopping every length-1 lines at --More--
+// when length is not 0: space shows the next page, Enter one more line,
+// any other key discards the rest (as IOS and EOS do).
+func (t *terminal) page(output string, length int) error {
+	lines := strings.SplitAfter(output, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if length == 0 || len(lines) < length {
+		return t.write(toCRLF(output))
+	}
+	budget := length - 1
+	for _, line := range lines {
+		if budget == 0 {
+			if err := t.write(morePrompt); err != nil {
+				return err
+			}
+			key, err := t.readKey()
+			if err != nil {
+				return err
+			}
+			if err := t.write(moreErase); err != nil {
+				return err
+			}
+			switch key {
+			case ' ':
+				budget = length - 1
+			case '\r', '\n':
+				budget = 1
+			default:
+				return nil
+			}
+		}
+		if err := t.write(toCRLF(line)); err != nil {
+			return err
+		}
+		budget--
+	}
+	return nil
+}
+
+// readKey reads one key press at a --More-- prompt; the "\n" of a "\r\n"
+// pair belongs to the previous Enter.
+func (t *terminal) readKey() (byte, error) {
+	for {
+		b, err := t.readByte()
+		if err != nil {
+			return 0, err
+		}
+		wasAfterCR := t.afterCR
+		t.afterCR = b == '\r'
+		if b == '\n' && wasAfterCR {
+			continue
+		}
+		return b, nil
 	}
 }
 

@@ -100,7 +100,7 @@ func enterSubMode(keyword, prompt string) action {
 			return incomplete()
 		}
 		s.engine.config.Apply(header)
-		s.mode, s.subPrompt, s.subHeader = modeSubConfig, prompt, header
+		s.mode, s.subPrompt, s.subHeader = modeSubConfig, s.engine.platform.subPrompt(prompt, header), header
 		return Result{}
 	}
 }
@@ -114,7 +114,7 @@ func setHostname(s *Session, args []string) Result {
 	case len(words) > 1:
 		typed := strings.TrimRight(s.line, " \t")
 		column := utf8.RuneCountInString(typed) - utf8.RuneCountInString(args[0][words[1].offset:])
-		return errorResult(s.line, &parseError{kind: ErrInvalidInput, column: column}, s.Prompt(), s.echoed)
+		return s.errorResult(s.line, &parseError{kind: ErrInvalidInput, column: column, word: words[1].text, index: 2})
 	}
 	s.engine.config.SetHostname(words[0].text)
 	return Result{}
@@ -147,7 +147,7 @@ func (s *Session) executeSubMode(line string) Result {
 	}
 	if len(tokens) > 1 {
 		column := utf8.RuneCountInString(line[:tokens[1].offset])
-		return errorResult(line, &parseError{kind: ErrInvalidInput, column: column}, s.Prompt(), s.echoed)
+		return s.errorResult(line, &parseError{kind: ErrInvalidInput, column: column, word: tokens[1].text, index: 1})
 	}
 	if first == "end" {
 		s.mode = modeExec

@@ -17,15 +17,24 @@ type Options struct {
 	StartedAt time.Time // boot time, for "uptime is ..."
 	// Now is the clock; nil means time.Now. Tests pin it.
 	Now func() time.Time
+	// CommandDelay is added before every command is answered, to model
+	// the processing time of a real device's control plane (default 0).
+	CommandDelay time.Duration
 }
+
+// DefaultTerminalLength is the page length of interactive sessions until
+// "terminal length" changes it (as on IOS and EOS).
+const DefaultTerminalLength = 24
 
 // Engine holds the command grammar and the shared configuration. It is safe
 // for concurrent use by many sessions.
 type Engine struct {
-	opts       Options
-	config     *configStore
-	execRoot   *node
-	configRoot *node
+	opts        Options
+	platform    *platform
+	transcripts []Transcript
+	config      *configStore
+	execRoot    *node
+	configRoot  *node
 }
 
 // New builds an engine answering the given transcripts plus the built-in
@@ -37,8 +46,12 @@ func New(opts Options, transcripts []Transcript) (*Engine, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	e := &Engine{opts: opts, config: newConfigStore(opts.Hostname)}
-	e.execRoot = execGrammar()
+	p, err := lookupPlatform(opts.Platform)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: opts, platform: p, transcripts: transcripts, config: newConfigStore(opts.Hostname)}
+	e.execRoot = execGrammar(p)
 	for _, t := range transcripts {
 		if err := addTranscript(e.execRoot, t); err != nil {
 			return nil, err
@@ -86,14 +99,24 @@ type Session struct {
 	// line is the input being executed, for error messages of nested
 	// commands ("do show ...").
 	line string
+	// length is the terminal length: lines per page, 0 = no paging.
+	length int
 }
 
 // NewSession starts a session in privileged exec mode. echoed tells whether
 // the front-end shows the typed line after the prompt (interactive PTY); it
 // decides where the "^" of an invalid-input error goes.
+// Interactive sessions page their output at DefaultTerminalLength lines.
 func (e *Engine) NewSession(echoed bool) *Session {
-	return &Session{engine: e, echoed: echoed}
+	s := &Session{engine: e, echoed: echoed}
+	if echoed {
+		s.length = DefaultTerminalLength
+	}
+	return s
 }
+
+// TerminalLength is the page length set by "terminal length" (0: no paging).
+func (s *Session) TerminalLength() int { return s.length }
 
 // Prompt is the IOS prompt for the current mode, e.g. "lab-r1(config)#".
 func (s *Session) Prompt() string {
@@ -118,6 +141,9 @@ func (s *Session) Execute(line string) Result {
 		return Result{}
 	}
 	s.line = line
+	if d := s.engine.opts.CommandDelay; d > 0 {
+		time.Sleep(d)
+	}
 	switch s.mode {
 	case modeConfig:
 		return s.run(s.engine.configRoot, line)
@@ -131,7 +157,7 @@ func (s *Session) Execute(line string) Result {
 func (s *Session) run(root *node, line string) Result {
 	p, perr := root.parse(line)
 	if perr != nil {
-		return errorResult(s.line, perr, s.Prompt(), s.echoed)
+		return s.errorResult(s.line, perr)
 	}
 	return p.run(s, p.args)
 }
@@ -145,6 +171,7 @@ func (s *Session) render(t Transcript) Result {
 		Uptime:      formatUptime(now.Sub(s.engine.opts.StartedAt)),
 		Clock:       formatClock(now),
 		ConfigLines: s.engine.config.Lines(),
+		Now:         now.UTC(),
 	}
 	var b strings.Builder
 	if err := t.template.Execute(&b, data); err != nil {

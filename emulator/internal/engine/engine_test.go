@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -221,5 +222,89 @@ func TestFormatUptime(t *testing.T) {
 		if got := formatUptime(d); got != want {
 			t.Errorf("formatUptime(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+func TestLargeOutputs(t *testing.T) {
+	e := newTestEngine(t)
+	for _, n := range []int{1, 63, 64, 65, 1000, 1 << 20} {
+		r := e.NewSession(false).Execute(fmt.Sprintf("show payload %d", n))
+		if !r.OK() || len(r.Output) != n || !strings.HasSuffix(r.Output, "\n") {
+			t.Fatalf("show payload %d: ok=%v len=%d", n, r.OK(), len(r.Output))
+		}
+	}
+	if r := e.NewSession(false).Execute(fmt.Sprintf("show payload %d", MaxPayload+1)); r.OK() {
+		t.Fatal("oversized payload accepted")
+	}
+	r := e.NewSession(false).Execute("sh tech")
+	if !r.OK() || len(r.Output) < TechSupportSize || len(r.Output) > TechSupportSize+64*1024 ||
+		!strings.Contains(r.Output, "------------------ show version (pass 1) ------------------") {
+		t.Fatalf("show tech-support: ok=%v len=%d", r.OK(), len(r.Output))
+	}
+}
+
+func TestTerminalLength(t *testing.T) {
+	e := newTestEngine(t)
+	if s := e.NewSession(true); s.TerminalLength() != DefaultTerminalLength {
+		t.Fatalf("interactive default %d", s.TerminalLength())
+	}
+	s := e.NewSession(false)
+	if s.TerminalLength() != 0 {
+		t.Fatal("exec sessions must not page")
+	}
+	s.Execute("terminal length 40")
+	if s.TerminalLength() != 40 {
+		t.Fatalf("length %d", s.TerminalLength())
+	}
+	if r := s.Execute("terminal length 513"); r.OK() {
+		t.Fatal("IOS accepted length 513")
+	}
+}
+
+func TestCommandDelay(t *testing.T) {
+	e, err := New(Options{Hostname: "r", StartedAt: bootTime, CommandDelay: 30 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.NewSession(false)
+	start := time.Now()
+	s.Execute("terminal length 0")
+	if time.Since(start) < 30*time.Millisecond {
+		t.Fatal("command answered before the configured delay")
+	}
+	start = time.Now()
+	s.Execute("   ")
+	if time.Since(start) >= 30*time.Millisecond {
+		t.Fatal("blank line delayed")
+	}
+}
+
+func TestAristaEOS(t *testing.T) {
+	ver, _ := ParseTranscript("show version", "Arista vEOS-lab\n")
+	vlan, _ := ParseTranscript("show vlan", "VLAN  Name\n")
+	e, err := New(Options{Hostname: "lab-r2", Platform: "arista_eos", StartedAt: bootTime}, []Transcript{ver, vlan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.NewSession(true)
+	if r := s.Execute("show bogus"); r.Err != ErrInvalidInput || r.Output != "% Invalid input (at token 1: 'bogus')\n" {
+		t.Fatalf("invalid input: %+v", r)
+	}
+	if r := s.Execute("terminal width 32767"); !r.OK() || r.Output != "Width set to 32767 columns.\n" {
+		t.Fatalf("EOS terminal width: %+v", r)
+	}
+	if r := s.Execute("configure"); !r.OK() || r.Output != "" || s.Prompt() != "lab-r2(config)#" {
+		t.Fatalf("configure: %+v prompt %q", r, s.Prompt())
+	}
+	s.Execute("interface Ethernet1")
+	if s.Prompt() != "lab-r2(config-if-Et1)#" {
+		t.Fatalf("interface prompt %q", s.Prompt())
+	}
+	s.Execute("end")
+	if r := s.Execute("sh v"); r.Err != ErrAmbiguous || r.Output != "% Ambiguous command\n" {
+		t.Fatalf("ambiguous: %+v", r)
+	}
+	if _, err := New(Options{Hostname: "x", Platform: "junos"}, nil); err == nil {
+		t.Fatal("unknown platform accepted")
 	}
 }

@@ -101,6 +101,9 @@ type parsed struct {
 type parseError struct {
 	kind   ErrorKind
 	column int
+	// word and index (0-based, as EOS counts) name the offending token.
+	word  string
+	index int
 }
 
 // parse walks the grammar word by word. It never panics on any input; that
@@ -113,7 +116,8 @@ func (n *node) parse(line string) (parsed, *parseError) {
 		matches := cur.candidates(tok.text)
 		switch {
 		case len(matches) == 0:
-			return parsed{}, &parseError{kind: ErrInvalidInput, column: utf8.RuneCountInString(line[:tok.offset])}
+			return parsed{}, &parseError{kind: ErrInvalidInput, column: utf8.RuneCountInString(line[:tok.offset]),
+				word: tok.text, index: i}
 		case len(matches) > 1:
 			return parsed{}, &parseError{kind: ErrAmbiguous}
 		}

@@ -1,10 +1,5 @@
 package engine
 
-import (
-	"fmt"
-	"strings"
-)
-
 // ErrorKind classifies a failed command; it doubles as a metrics label.
 type ErrorKind string
 
@@ -32,26 +27,16 @@ func (r Result) OK() bool { return r.Err == "" }
 
 func output(text string) Result { return Result{Output: text} }
 
-// errorResult renders a parse error the way IOS does. When the front-end has
-// already echoed the line after the prompt, the caret is shifted by the
-// prompt width; otherwise the line is repeated so the caret has a reference.
-func errorResult(line string, perr *parseError, prompt string, echoed bool) Result {
-	var b strings.Builder
+// errorResult renders a parse error in the platform's words.
+func (s *Session) errorResult(line string, perr *parseError) Result {
+	var text string
 	switch perr.kind {
 	case ErrInvalidInput:
-		column := perr.column
-		if echoed {
-			column += len([]rune(prompt))
-		} else {
-			b.WriteString(line)
-			b.WriteString("\n")
-		}
-		b.WriteString(strings.Repeat(" ", column))
-		b.WriteString("^\n% Invalid input detected at '^' marker.\n\n")
+		text = s.engine.platform.invalid(line, perr.word, perr.index, perr.column, s.Prompt(), s.echoed)
 	case ErrAmbiguous:
-		fmt.Fprintf(&b, "%% Ambiguous command: %q\n", strings.TrimSpace(line))
+		text = s.engine.platform.ambiguous(line)
 	case ErrIncomplete:
-		b.WriteString("% Incomplete command.\n\n")
+		text = "% Incomplete command.\n\n"
 	}
-	return Result{Output: b.String(), Err: perr.kind}
+	return Result{Output: text, Err: perr.kind}
 }

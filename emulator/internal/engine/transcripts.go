@@ -33,7 +33,7 @@ func ParseTranscript(command, body string) (Transcript, error) {
 	if err != nil {
 		return Transcript{}, fmt.Errorf("transcript %q: %w", command, err)
 	}
-	sample := TemplateData{Hostname: "sample", Platform: "sample", Version: "sample", Uptime: "1 minute", Clock: "sample", ConfigLines: []string{"sample"}}
+	sample := TemplateData{Hostname: "sample", Platform: "sample", Version: "sample", Uptime: "1 minute", Clock: "sample", ConfigLines: []string{"sample"}, Now: time.Unix(0, 0).UTC()}
 	if err := tmpl.Execute(&strings.Builder{}, sample); err != nil {
 		return Transcript{}, fmt.Errorf("transcript %q: %w", command, err)
 	}
@@ -78,6 +78,9 @@ type TemplateData struct {
 	// ConfigLines is the configuration entered since start, in
 	// running-config form (sub-mode lines indented by one space).
 	ConfigLines []string
+	// Now is the current time in UTC, for platform-specific clock formats
+	// ({{.Now.Format "Mon Jan _2 15:04:05 2006"}}).
+	Now time.Time
 }
 
 // formatUptime renders a duration the way "show version" does: zero

@@ -11,8 +11,9 @@ import (
 
 // Transport label values.
 const (
-	TransportSSH   = "ssh"
-	TransportHTTPS = "https"
+	TransportSSH     = "ssh"
+	TransportHTTPS   = "https"
+	TransportNETCONF = "netconf"
 )
 
 // Sources tell the collectors where to read container and nginx state.
@@ -26,6 +27,7 @@ type Sources struct {
 type Metrics struct {
 	registry      *prometheus.Registry
 	ssh           *sshSessions
+	netconf       *counterPair
 	commands      *prometheus.CounterVec
 	commandErrors *prometheus.CounterVec
 	apiRequests   *prometheus.CounterVec
@@ -39,6 +41,7 @@ func New(src Sources, info VersionInfo) *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
 		ssh:      newSSHSessions(),
+		netconf:  &counterPair{},
 		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "device_commands_total", Help: "Commands executed, per transport.",
 		}, []string{"transport"}),
@@ -68,9 +71,9 @@ func New(src Sources, info VersionInfo) *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.commands, m.commandErrors, m.apiRequests, m.authFailures, m.badEvents, m.readErrors, buildInfo,
 		newCgroupCollector(src.CgroupRoot, m.readErrors.WithLabelValues("cgroup")),
-		newSessionsCollector(m.ssh, newNginxStatusClient(src.NginxStatusSocket), m.readErrors.WithLabelValues("nginx")),
+		newSessionsCollector(m.ssh, m.netconf, newNginxStatusClient(src.NginxStatusSocket), m.readErrors.WithLabelValues("nginx")),
 	)
-	for _, transport := range []string{TransportSSH, TransportHTTPS} {
+	for _, transport := range []string{TransportSSH, TransportHTTPS, TransportNETCONF} {
 		m.commands.WithLabelValues(transport) // export zeros before the first command
 	}
 	return m
@@ -99,6 +102,12 @@ func (m *Metrics) SSHSessionOpened(pid int) { m.ssh.add(pid) }
 
 // SSHSessionClosed records the end of a shell session.
 func (m *Metrics) SSHSessionClosed(pid int) { m.ssh.remove(pid) }
+
+// NetconfSessionOpened records a NETCONF session served by the daemon.
+func (m *Metrics) NetconfSessionOpened() { m.netconf.open() }
+
+// NetconfSessionClosed records the end of a NETCONF session.
+func (m *Metrics) NetconfSessionClosed() { m.netconf.close() }
 
 // MalformedEvent counts an undecodable event datagram.
 func (m *Metrics) MalformedEvent() { m.badEvents.Inc() }

@@ -78,6 +78,10 @@ func TestMetricsEndpoint(t *testing.T) {
 	m.CommandServed(TransportSSH, "")
 	m.CommandServed(TransportHTTPS, "invalid_input")
 	m.SSHSessionOpened(os.Getpid())
+	m.NetconfSessionOpened()
+	m.NetconfSessionOpened()
+	m.NetconfSessionClosed()
+	m.CommandServed(TransportNETCONF, "operation-not-supported")
 
 	srv := httptest.NewServer(m.Handler(info))
 	defer srv.Close()
@@ -91,6 +95,9 @@ func TestMetricsEndpoint(t *testing.T) {
 		`device_commands_total{transport="ssh"} 1`,
 		`device_command_errors_total{kind="invalid_input",transport="https"} 1`,
 		`device_sessions_open{transport="ssh"} 1`,
+		`device_sessions_open{transport="netconf"} 1`,
+		`device_sessions_total{transport="netconf"} 2`,
+		`device_command_errors_total{kind="operation-not-supported",transport="netconf"} 1`,
 		`device_container_cpu_seconds_total 1`,
 		`device_container_memory_bytes 4096`,
 		`device_collect_errors_total{source="nginx"} 1`,

@@ -54,21 +54,48 @@ func processAlive(pid int) bool {
 	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
+// counterPair counts sessions the daemon serves itself (NETCONF).
+type counterPair struct {
+	mu           sync.Mutex
+	openNow, all float64
+}
+
+func (c *counterPair) open() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.openNow++
+	c.all++
+}
+
+func (c *counterPair) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.openNow--
+}
+
+func (c *counterPair) counts() (float64, float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.openNow, c.all
+}
+
 // sessionsCollector reports sessions per transport from their sources: the
 // SSH tracker and nginx's connection counters.
 type sessionsCollector struct {
 	ssh          *sshSessions
+	netconf      *counterPair
 	nginx        *nginxStatusClient
 	open, opened *prometheus.Desc
 	readErrors   prometheus.Counter
 }
 
-func newSessionsCollector(ssh *sshSessions, nginx *nginxStatusClient, readErrors prometheus.Counter) *sessionsCollector {
+func newSessionsCollector(ssh *sshSessions, netconf *counterPair, nginx *nginxStatusClient, readErrors prometheus.Counter) *sessionsCollector {
 	return &sessionsCollector{
-		ssh:   ssh,
-		nginx: nginx,
+		ssh:     ssh,
+		netconf: netconf,
+		nginx:   nginx,
 		open: prometheus.NewDesc("device_sessions_open",
-			"Open management sessions (SSH: shell sessions; HTTPS: client connections to nginx).", []string{"transport"}, nil),
+			"Open management sessions (SSH: shell sessions; NETCONF: subsystem sessions; HTTPS: client connections to nginx).", []string{"transport"}, nil),
 		opened: prometheus.NewDesc("device_sessions_total",
 			"Management sessions opened since start.", []string{"transport"}, nil),
 		readErrors: readErrors,
@@ -84,6 +111,9 @@ func (c *sessionsCollector) Collect(ch chan<- prometheus.Metric) {
 	open, opened := c.ssh.counts()
 	ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, open, "ssh")
 	ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, opened, "ssh")
+	open, opened = c.netconf.counts()
+	ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, open, TransportNETCONF)
+	ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, opened, TransportNETCONF)
 	status, err := c.nginx.fetch()
 	if err != nil {
 		c.readErrors.Inc()

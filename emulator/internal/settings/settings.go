@@ -22,6 +22,15 @@ type Settings struct {
 	TranscriptsDir string    `json:"transcripts_dir"`
 	EventsSocket   string    `json:"events_socket"`
 	StartedAt      time.Time `json:"started_at"`
+	// NetconfSocket is where the daemon serves NETCONF sessions; the sshd
+	// subsystem process relays its SSH channel to it.
+	NetconfSocket string `json:"netconf_socket"`
+	// NetconfBase is the highest NETCONF base version offered: "1.1"
+	// (chunked framing available) or "1.0" (end-of-message framing only).
+	NetconfBase string `json:"netconf_base"`
+	// CommandDelayMS is added before every CLI/API command is answered,
+	// modelling a device's control-plane processing time (default 0).
+	CommandDelayMS int `json:"command_delay_ms"`
 }
 
 // Defaults used for fields the file leaves out.
@@ -30,6 +39,8 @@ var Defaults = Settings{
 	Platform:       "cisco_iosxe",
 	TranscriptsDir: "/etc/device/transcripts",
 	EventsSocket:   "/run/device/events.sock",
+	NetconfSocket:  "/run/device/netconf.sock",
+	NetconfBase:    "1.1",
 }
 
 // hostnamePattern follows IOS: letters, digits and hyphens, up to 63, not
@@ -48,6 +59,12 @@ func Load(path string) (Settings, error) {
 	}
 	if !hostnamePattern.MatchString(s.Hostname) {
 		return Settings{}, fmt.Errorf("%s: invalid hostname %q", path, s.Hostname)
+	}
+	if s.NetconfBase != "1.0" && s.NetconfBase != "1.1" {
+		return Settings{}, fmt.Errorf("%s: netconf_base must be 1.0 or 1.1, got %q", path, s.NetconfBase)
+	}
+	if s.CommandDelayMS < 0 || s.CommandDelayMS > 60000 {
+		return Settings{}, fmt.Errorf("%s: command_delay_ms must be 0..60000, got %d", path, s.CommandDelayMS)
 	}
 	if s.StartedAt.IsZero() {
 		s.StartedAt = time.Now()

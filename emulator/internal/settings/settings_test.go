@@ -21,13 +21,14 @@ func TestLoadFillsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Hostname != "edge-7" || s.Platform != Defaults.Platform || s.TranscriptsDir != Defaults.TranscriptsDir ||
-		s.StartedAt.Hour() != 8 {
+		s.StartedAt.Hour() != 8 || s.NetconfBase != "1.1" {
 		t.Fatalf("got %+v", s)
 	}
 }
 
 func TestLoadRejectsBadInput(t *testing.T) {
-	for _, content := range []string{`{"hostname":"bad name"}`, `{"hostname":"-x"}`, `not json`} {
+	for _, content := range []string{`{"hostname":"bad name"}`, `{"hostname":"-x"}`, `not json`,
+		`{"netconf_base":"2.0"}`, `{"command_delay_ms":-1}`} {
 		if _, err := Load(write(t, content)); err == nil {
 			t.Errorf("%s accepted", content)
 		}

@@ -1,0 +1,42 @@
+# Device emulator targets (included by the root Makefile).
+#   make test-device   real-client integration tests against freshly built device containers
+#   make fuzz-short    every Go fuzz target for FUZZ_SHORT_TIME each (part of `make test`)
+#   make fuzz          every Go fuzz target for FUZZ_TIME each
+#   make bench-device  load figures of the device (SSH sessions, connections/s, HTTPS, NETCONF)
+
+DEVICE_TEST_IMAGE ?= transport-lab/device:dev
+DEVICE_CLIENTS_IMAGE ?= transport-lab/device-clients:dev
+# Lab networks live in 198.18.0.0/15; this one is private to the device tests.
+DEVICE_TEST_SUBNET ?= 198.18.110.0/24
+DEVICE_BENCH_SUBNET ?= 198.18.111.0/24
+DEVICE10_PLATFORM ?= arista_eos
+BENCH_SESSIONS ?= 500
+BENCH_SECONDS ?= 10
+FUZZ_SHORT_TIME ?= 5s
+FUZZ_TIME ?= 2m
+# package:FuzzTarget for every Go fuzz test of the emulator.
+DEVICE_FUZZ_TARGETS := ./internal/engine:FuzzExecute ./internal/netconf/framing:FuzzDecoder \
+	./internal/netconf/rpc:FuzzParseRPC ./internal/netconf/server:FuzzSession ./internal/restconf:FuzzDecodeJSON
+DEVICE_GO_RUN = docker run --rm -v "$(CURDIR)/emulator:/src" -w /src \
+	-v transport-lab-gomod:/go/pkg/mod -v transport-lab-gocache:/root/.cache/go-build $(GO_IMAGE)
+
+.PHONY: test-device fuzz-short fuzz bench-device device-images
+
+device-images: ## Build the device image and the real-client test image
+	docker build -q -f emulator/Dockerfile -t $(DEVICE_TEST_IMAGE) . >/dev/null
+	docker build -q -t $(DEVICE_CLIENTS_IMAGE) tests/device >/dev/null
+
+test-device: device-images ## Device integration tests with real clients (own docker network, cleaned up)
+	DEVICE_TEST_IMAGE=$(DEVICE_TEST_IMAGE) DEVICE_CLIENTS_IMAGE=$(DEVICE_CLIENTS_IMAGE) DEVICE_TEST_SUBNET=$(DEVICE_TEST_SUBNET) \
+	  DEVICE10_PLATFORM=$(DEVICE10_PLATFORM) tests/device/run.sh test $(PYTEST_ARGS)
+
+bench-device: device-images ## Device load figures: SSH sessions held, SSH conn/s, HTTPS req/s, NETCONF RPC/s
+	DEVICE_TEST_IMAGE=$(DEVICE_TEST_IMAGE) DEVICE_CLIENTS_IMAGE=$(DEVICE_CLIENTS_IMAGE) DEVICE_TEST_SUBNET=$(DEVICE_BENCH_SUBNET) \
+	  BENCH_SESSIONS=$(BENCH_SESSIONS) BENCH_SECONDS=$(BENCH_SECONDS) tests/device/run.sh bench
+
+fuzz-short: ## Run every emulator fuzz target briefly (FUZZ_SHORT_TIME=5s)
+	$(DEVICE_GO_RUN) sh -c 'set -e; for t in $(DEVICE_FUZZ_TARGETS); do \
+	  go test -run="^$$" -fuzz="^$${t#*:}$$" -fuzztime=$(FUZZ_SHORT_TIME) "$${t%%:*}"; done'
+
+fuzz: ## Run every emulator fuzz target longer (FUZZ_TIME=2m)
+	$(MAKE) fuzz-short FUZZ_SHORT_TIME=$(FUZZ_TIME)

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs the device integration tests or benchmark in the real-client image against freshly started
+# device containers on a private docker network; everything is removed afterwards.
+#   tests/device/run.sh test [pytest args...]   two devices (cisco_iosxe base:1.1; $DEVICE10_PLATFORM base:1.0 only)
+#   tests/device/run.sh bench                   one device (memory limit BENCH_DEVICE_MEMORY); prints the figures
+set -euo pipefail
+mode=${1:?usage: run.sh test|bench [args...]}; shift
+here=$(cd "$(dirname "$0")" && pwd)
+prefix=${DEVICE_TEST_PREFIX:-transport-lab-device-test}-$mode
+image=${DEVICE_TEST_IMAGE:-transport-lab/device:dev}
+clients=${DEVICE_CLIENTS_IMAGE:-transport-lab/device-clients:dev}
+subnet=${DEVICE_TEST_SUBNET:-198.18.110.0/24}
+platform10=${DEVICE10_PLATFORM:-arista_eos}
+password=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+
+containers=()
+cleanup() {
+    docker rm -f "${containers[@]}" >/dev/null 2>&1 || true
+    docker network rm "$prefix" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+cleanup
+docker network create --subnet "$subnet" "$prefix" >/dev/null
+
+start_device() { # name alias hostname extra-args...
+    local name=$prefix-$1 alias=$2 hostname=$3; shift 3
+    containers+=("$name")
+    docker run -d --name "$name" --network "$prefix" --network-alias "$alias" --hostname "$hostname" \
+        -e DEVICE_USERNAME=labops -e DEVICE_PASSWORD="$password" -e DEVICE_HOSTNAME="$hostname" "$@" "$image" >/dev/null
+}
+
+# The bench's device gets BENCH_DEVICE_MEMORY (default 3g: 500 held SSH sessions need ~2 GiB).
+memory=1g
+[[ $mode == bench ]] && memory=${BENCH_DEVICE_MEMORY:-3g}
+start_device device device lab-r1 --memory "$memory"
+if [[ $mode == test ]]; then
+    start_device device10 device10 lab-r2 -e DEVICE_PLATFORM="$platform10" -e DEVICE_NETCONF_BASE=1.0
+fi
+for c in "${containers[@]}"; do
+    for i in $(seq 60); do
+        docker exec "$c" device healthcheck -timeout 2s >/dev/null 2>&1 && break
+        if [[ $i == 60 ]]; then docker logs "$c"; exit 1; fi
+        sleep 1
+    done
+done
+
+run_clients() {
+    docker run --rm --network "$prefix" -v "$here:/tests:ro" -e DEVICE_USERNAME=labops -e DEVICE_PASSWORD="$password" \
+        -e DEVICE10_PLATFORM="$platform10" --ulimit nofile=8192:8192 "$@"
+}
+status=0
+case $mode in
+    test)  run_clients "$clients" -v "$@" /tests || status=$? ;;
+    bench) run_clients -e BENCH_SESSIONS="${BENCH_SESSIONS:-500}" -e BENCH_SECONDS="${BENCH_SECONDS:-10}" \
+               --entrypoint python3 "$clients" /tests/bench_device.py || status=$? ;;
+    *) echo "unknown mode $mode" >&2; exit 2 ;;
+esac
+if [[ $status -ne 0 ]]; then docker logs --tail=60 "$prefix-device" 2>&1; fi
+exit $status
