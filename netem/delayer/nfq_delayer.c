@@ -5,7 +5,8 @@
  *   release = departure + delay + jitter,  departure = max(now, last) + size*8/rate
  * and then accepted; packets are dropped with probability `loss` or when more
  * than `limit` are held. Only a packet's id and first bytes cross into user
- * space, so the per-packet cost is two small netlink messages.
+ * space, so the per-packet cost is two small netlink messages, fewer when the
+ * packets due at once are accepted with one batch verdict.
  *
  * Parameters live in a key=value file, read at start and again on SIGHUP, so
  * the controller changes the profile without losing held packets. Counters and
@@ -29,6 +30,7 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -45,6 +47,8 @@
 /* Timer wake-ups arrive tens of microseconds late (more after deep idle), so the timer fires this
  * much early and the last stretch is spun on the clock. Costs at most this much CPU per wake-up. */
 #define SPIN_NS 200000
+/* A kernel receive timestamp older than this is not trusted (e.g. a clock step); `now` is used instead. */
+#define MAX_STAMP_AGE_NS 50000000
 
 struct params {
 	uint64_t generation;
@@ -59,10 +63,12 @@ struct held_packet {
 	int64_t release_ns;
 	uint64_t seq;           /* tie-break: equal release times leave in arrival order */
 	uint32_t id;
+	int jittered;           /* its release time was drawn at random: may leave out of order */
 };
 
 struct counters {
-	uint64_t received, accepted, dropped_loss, dropped_limit, enobufs, verdict_errors;
+	uint64_t received, accepted, dropped_loss, dropped_limit, enobufs, verdict_errors, kernel_stamped;
+	uint64_t verdict_messages;
 };
 
 struct delayer {
@@ -74,6 +80,7 @@ struct delayer {
 	struct nfq_q_handle *queue;
 	struct held_packet *heap;
 	size_t held, capacity;
+	size_t jittered_held;
 	uint64_t next_seq;
 	int64_t last_departure_ns;
 	int64_t last_release_ns;
@@ -90,11 +97,32 @@ static void logf_stderr(const struct delayer *d, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static int64_t now_ns(void)
+static int64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* When the packet reached the host, on the monotonic clock. Without this, the delay would start
+ * when the delayer wakes up, and every wake-up latency would add to the emulated delay. The kernel
+ * stamps received packets (CLOCK_REALTIME) while some socket has asked for timestamps, which
+ * enable_kernel_timestamps() does; packets the host sends itself carry no such stamp. */
+static int64_t arrival_ns(struct delayer *d, struct nfq_data *nfa, int64_t now)
+{
+	struct timeval tv;
+	if (nfq_get_timestamp(nfa, &tv) != 0)
+		return now;
+	int64_t age = clock_ns(CLOCK_REALTIME) - ((int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000);
+	if (age < 0 || age > MAX_STAMP_AGE_NS)
+		return now;
+	d->counters.kernel_stamped++;
+	return now - age;
 }
 
 /* xorshift64*: fast, and statistical quality is ample for loss and jitter draws. */
@@ -170,9 +198,10 @@ static void log_counters(const struct delayer *d, const char *what)
 {
 	const struct counters *c = &d->counters;
 	logf_stderr(d, "%s received=%" PRIu64 " accepted=%" PRIu64 " dropped_loss=%" PRIu64
-		    " dropped_limit=%" PRIu64 " enobufs=%" PRIu64 " verdict_errors=%" PRIu64 " held=%zu",
+		    " dropped_limit=%" PRIu64 " enobufs=%" PRIu64 " verdict_errors=%" PRIu64
+		    " kernel_stamped=%" PRIu64 " verdict_messages=%" PRIu64 " held=%zu",
 		    what, c->received, c->accepted, c->dropped_loss, c->dropped_limit,
-		    c->enobufs, c->verdict_errors, d->held);
+		    c->enobufs, c->verdict_errors, c->kernel_stamped, c->verdict_messages, d->held);
 }
 
 static void write_stats(const struct delayer *d)
@@ -187,9 +216,10 @@ static void write_stats(const struct delayer *d)
 	const struct counters *c = &d->counters;
 	fprintf(f, "generation=%" PRIu64 "\npid=%d\nheld=%zu\nreceived=%" PRIu64 "\naccepted=%" PRIu64
 		"\ndropped_loss=%" PRIu64 "\ndropped_limit=%" PRIu64 "\nenobufs=%" PRIu64
-		"\nverdict_errors=%" PRIu64 "\n",
+		"\nverdict_errors=%" PRIu64 "\nkernel_stamped=%" PRIu64 "\nverdict_messages=%" PRIu64 "\n",
 		d->params.generation, (int)getpid(), d->held, c->received, c->accepted,
-		c->dropped_loss, c->dropped_limit, c->enobufs, c->verdict_errors);
+		c->dropped_loss, c->dropped_limit, c->enobufs, c->verdict_errors, c->kernel_stamped,
+		c->verdict_messages);
 	if (fclose(f) != 0 || rename(tmp, d->stats_path) != 0)
 		logf_stderr(d, "cannot update %s: %s", d->stats_path, strerror(errno));
 }
@@ -244,10 +274,29 @@ static struct held_packet heap_pop(struct delayer *d)
 
 static void verdict(struct delayer *d, uint32_t id, uint32_t decision)
 {
+	d->counters.verdict_messages++;
 	if (nfq_set_verdict(d->queue, id, decision, 0, NULL) < 0)
 		d->counters.verdict_errors++;
 	else if (decision == NF_ACCEPT)
 		d->counters.accepted++;
+}
+
+/* Accepts every packet of the queue with an id up to `last_id` in one message. */
+static void accept_batch(struct delayer *d, uint32_t last_id, uint64_t packets)
+{
+	d->counters.verdict_messages++;
+	if (nfq_set_verdict_batch(d->queue, last_id, NF_ACCEPT) < 0)
+		d->counters.verdict_errors += packets;
+	else
+		d->counters.accepted += packets;
+}
+
+static struct held_packet release_top(struct delayer *d)
+{
+	struct held_packet pkt = heap_pop(d);
+	if (pkt.jittered)
+		d->jittered_held--;
+	return pkt;
 }
 
 static uint32_t packet_bytes(struct nfq_data *nfa)
@@ -268,7 +317,7 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 	if (!hdr)
 		return 0;
 	uint32_t id = ntohl(hdr->packet_id);
-	int64_t arrival = now_ns();
+	int64_t arrival = arrival_ns(d, nfa, now_ns());
 	const struct params *p = &d->params;
 	d->counters.received++;
 
@@ -300,21 +349,41 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 	}
 	d->last_release_ns = release;
 
-	struct held_packet pkt = {.release_ns = release, .seq = d->next_seq++, .id = id};
+	struct held_packet pkt = {.release_ns = release, .seq = d->next_seq++, .id = id, .jittered = p->jitter_ns != 0};
 	if (heap_push(d, pkt) < 0) {
 		d->counters.dropped_limit++;
 		verdict(d, id, NF_DROP);
+	} else if (pkt.jittered) {
+		d->jittered_held++;
 	}
 	return 0;
 }
 
+/* Releases the packets that are due, spinning on the clock for those due within SPIN_NS.
+ * Without jittered packets held, the heap releases in arrival order, which is packet id order,
+ * and every packet with a smaller id has had its verdict: the packets due at the same moment
+ * leave with one batch verdict for the last of them. */
 static void release_due(struct delayer *d)
 {
 	int64_t now = now_ns();
 	while (d->held && d->heap[0].release_ns - SPIN_NS <= now) {
 		while (d->heap[0].release_ns > now)
 			now = now_ns();
-		verdict(d, heap_pop(d).id, NF_ACCEPT);
+		int in_order = d->jittered_held == 0;
+		uint32_t last_id = 0;
+		uint64_t batch = 0;
+		while (d->held && d->heap[0].release_ns <= now) {
+			struct held_packet pkt = release_top(d);
+			if (in_order) {
+				last_id = pkt.id;
+				batch++;
+			} else {
+				verdict(d, pkt.id, NF_ACCEPT);
+			}
+		}
+		if (batch)
+			accept_batch(d, last_id, batch);
+		now = now_ns();
 	}
 }
 
@@ -368,8 +437,16 @@ static void raise_scheduling_priority(const struct delayer *d)
 	 * timer slack keep it low. Without CAP_SYS_NICE it runs at normal priority. */
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	struct sched_param sp = {.sched_priority = 10};
-	if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
-		logf_stderr(d, "SCHED_FIFO unavailable (%s); running at normal priority", strerror(errno));
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0)
+		return;
+	/* Docker grants no real-time runtime by default (cpu.rt_runtime_us = 0) even with
+	 * CAP_SYS_NICE; the highest normal priority still wins most wake-up races. */
+	int fifo_errno = errno;
+	if (setpriority(PRIO_PROCESS, 0, -20) == 0)
+		logf_stderr(d, "SCHED_FIFO unavailable (%s); running at nice -20", strerror(fifo_errno));
+	else
+		logf_stderr(d, "SCHED_FIFO unavailable (%s), nice -20 too (%s); running at normal priority",
+			    strerror(fifo_errno), strerror(errno));
 }
 
 static int open_queue(struct delayer *d, struct nfq_handle **handle)
@@ -398,6 +475,16 @@ static int open_queue(struct delayer *d, struct nfq_handle **handle)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
 	*handle = h;
 	return fd;
+}
+
+/* A socket that asks for receive timestamps makes the kernel stamp every received packet
+ * (net_enable_timestamp); it is kept open for the delayer's lifetime and never read. */
+static void enable_kernel_timestamps(const struct delayer *d)
+{
+	int one = 1;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_TIMESTAMP, &one, sizeof one) < 0)
+		logf_stderr(d, "cannot enable kernel receive timestamps (%s); delays start at wake-up", strerror(errno));
 }
 
 static int make_signal_fd(void)
@@ -464,6 +551,7 @@ int main(int argc, char **argv)
 	if (nl_fd < 0)
 		return 1;
 	raise_scheduling_priority(&d);
+	enable_kernel_timestamps(&d);
 	int release_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	int stats_fd = make_stats_timer();
 	int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -510,7 +598,7 @@ int main(int argc, char **argv)
 					}
 					/* Let held packets go rather than drop them on a clean stop. */
 					while (d.held)
-						verdict(&d, heap_pop(&d).id, NF_ACCEPT);
+						verdict(&d, release_top(&d).id, NF_ACCEPT);
 					log_counters(&d, "stopping");
 					write_stats(&d);
 					nfq_destroy_queue(d.queue);

@@ -17,7 +17,9 @@ from .engines.detect import EngineChoice, NoEngineError, choose_engine
 from .engines.nfq import NfqEngine
 from .engines.runner import CommandRunner
 from .engines.tc import TcEngine
-from .profiles import ProfilesFileError, load_profiles
+from .link import LinkMonitor
+from .profiles import Profile, ProfilesFileError, load_profiles
+from .state import StateStore
 
 log = logging.getLogger("netem")
 
@@ -26,6 +28,16 @@ def make_engine(choice: EngineChoice, runner: CommandRunner, settings: Settings)
     if choice.name == "tc":
         return TcEngine(runner, settings.interface, settings.ports)
     return NfqEngine(runner, settings.interface, settings.ports, settings.delayer_path, settings.run_dir)
+
+
+def starting_profile(state: StateStore, configured: Profile) -> Profile:
+    """The profile this container last applied (a restart keeps the lab's current profile), else NETEM_PROFILE."""
+    saved = state.load()
+    if saved is None:
+        return configured
+    log.warning("RESTARTED: re-applying the last applied profile %s from %s (not NETEM_PROFILE=%s)",
+                saved.name, state.path, configured.name)
+    return saved
 
 
 def main() -> int:
@@ -37,15 +49,21 @@ def main() -> int:
         if settings.initial_profile not in profiles:
             raise SettingsError(f"NETEM_PROFILE={settings.initial_profile!r} is not in {settings.profiles_file} "
                                 f"(known: {', '.join(profiles)})")
+        link = LinkMonitor(settings.interface)
+        if link.index is None:
+            # Restarted before the device's new namespace has its eth0: fail, the restart policy retries.
+            raise SettingsError(f"interface {settings.interface} does not exist in this network namespace")
         runner = CommandRunner()
         choice = choose_engine(settings.engine, runner, settings.delayer_path)
     except (SettingsError, ProfilesFileError, NoEngineError) as exc:
         log.critical("cannot start: %s", exc)
         return 2
+    state = StateStore(settings.state_file)
+    initial = starting_profile(state, profiles[settings.initial_profile])
     log.info("engine %s (%s); impairing tcp ports %s on %s, control port %d untouched",
              choice.name, choice.reason, ",".join(map(str, settings.ports)), settings.interface, settings.control_port)
 
-    controller = Controller(make_engine(choice, runner, settings), choice)
+    controller = Controller(make_engine(choice, runner, settings), choice, link, state)
     server: uvicorn.Server | None = None
     watchdog_failed = False
 
@@ -58,7 +76,7 @@ def main() -> int:
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         # Runs before the port serves requests, so /healthz answers only once the profile is in place.
-        controller.apply(profiles[settings.initial_profile])
+        controller.apply(initial)
         watchdog = Watchdog(controller, settings.watchdog_interval_s, stop_on_watchdog_failure)
         watchdog.start()
         try:

@@ -25,6 +25,7 @@ class Settings:
     control_port: int = 8181
     delayer_path: str = "/usr/local/bin/nfq-delayer"
     run_dir: Path = Path("/run/netem")
+    state_file: Path = Path("/var/lib/netem/state.json")
     watchdog_interval_s: float = 5.0
 
     @classmethod
@@ -40,6 +41,7 @@ class Settings:
             control_port=_int(env, "NETEM_CONTROL_PORT", defaults.control_port),
             delayer_path=env.get("NETEM_DELAYER", defaults.delayer_path),
             run_dir=Path(env.get("NETEM_RUN_DIR", str(defaults.run_dir))),
+            state_file=Path(env.get("NETEM_STATE_FILE", str(defaults.state_file))),
             watchdog_interval_s=float(env.get("NETEM_WATCHDOG_INTERVAL_S", defaults.watchdog_interval_s)),
         )
         settings.validate()

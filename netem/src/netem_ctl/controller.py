@@ -9,7 +9,9 @@ from typing import Any
 
 from .engines.base import Engine
 from .engines.detect import EngineChoice
+from .link import LinkMonitor
 from .profiles import CLEARED, Profile
+from .state import StateStore
 
 log = logging.getLogger("netem.controller")
 
@@ -18,9 +20,14 @@ MAX_FAILED_REPAIRS = 3
 
 
 class Controller:
-    def __init__(self, engine: Engine, choice: EngineChoice):
+    """`link` watches the impaired interface; `state` keeps the last applied profile across restarts."""
+
+    def __init__(self, engine: Engine, choice: EngineChoice, link: LinkMonitor | None = None,
+                 state: StateStore | None = None):
         self.engine = engine
         self.choice = choice
+        self.link = link
+        self.state = state
         self.profile: Profile | None = None
         self.applied_at: datetime | None = None
         self.repairs = 0
@@ -36,9 +43,19 @@ class Controller:
                 log.exception("applying profile %s failed; clearing so nothing half-applied stays", profile.name)
                 self.engine.clear()
                 self.profile, self.applied_at = CLEARED, datetime.now(timezone.utc)
+                self._save(CLEARED)
                 raise
             self.profile, self.applied_at = profile, datetime.now(timezone.utc)
             self.ready = True
+            self._save(profile)
+
+    def _save(self, profile: Profile) -> None:
+        if self.state is None:
+            return
+        try:
+            self.state.save(profile)
+        except OSError as exc:  # the profile is applied; only a restart would lose it
+            log.error("cannot record profile %s in %s: %s", profile.name, self.state.path, exc)
 
     def clear(self) -> None:
         self.apply(CLEARED)
@@ -59,10 +76,18 @@ class Controller:
             }
 
     def check_and_repair(self) -> bool:
-        """One watchdog round; False once repairing has failed MAX_FAILED_REPAIRS times in a row."""
+        """One watchdog round; False (fatal) when the device's network namespace is gone, or once
+        repairing has failed MAX_FAILED_REPAIRS times in a row."""
         with self._lock:
             if self.profile is None:
                 return True
+            link_problem = self.link.problem() if self.link else None
+            if link_problem:
+                log.critical("WATCHDOG: %s: the device container restarted or lost its network; this sidecar "
+                             "is in a dead network namespace and impairs NOTHING. Exiting so the restart "
+                             "policy starts it in the device's new namespace, where it re-applies profile %s",
+                             link_problem, self.profile.name)
+                return False
             impairment = self.profile.impairment()
             problems = self.engine.problems(impairment)
             if not problems:

@@ -10,6 +10,8 @@ DELAYER_COUNTERS = {
     "dropped_limit": "netem_delayer_limit_dropped_packets_total",
     "enobufs": "netem_delayer_socket_overruns_total",
     "verdict_errors": "netem_delayer_verdict_errors_total",
+    "kernel_stamped": "netem_delayer_kernel_stamped_packets_total",
+    "verdict_messages": "netem_delayer_verdict_messages_total",
 }
 
 

@@ -47,16 +47,26 @@ class Testbed:
         host.run_all([
             ["ip", "netns", "add", CLIENT_NS],
             ["ip", "netns", "add", DEVICE_NS],
+            ["ip", "-n", CLIENT_NS, "link", "set", "lo", "up"],
+            ["ip", "-n", DEVICE_NS, "link", "set", "lo", "up"],
+        ])
+        self.link()
+        return self
+
+    def link(self) -> None:
+        """The veth pair between the namespaces (device side eth0), addressed and up."""
+        CommandRunner().run_all([
             ["ip", "link", "add", CLIENT_INTERFACE, "netns", CLIENT_NS, "type", "veth",
              "peer", "name", DEVICE_INTERFACE, "netns", DEVICE_NS],
             ["ip", "-n", CLIENT_NS, "addr", "add", f"{CLIENT_ADDR}/24", "dev", CLIENT_INTERFACE],
             ["ip", "-n", DEVICE_NS, "addr", "add", f"{DEVICE_ADDR}/24", "dev", DEVICE_INTERFACE],
             ["ip", "-n", CLIENT_NS, "link", "set", CLIENT_INTERFACE, "up"],
             ["ip", "-n", DEVICE_NS, "link", "set", DEVICE_INTERFACE, "up"],
-            ["ip", "-n", CLIENT_NS, "link", "set", "lo", "up"],
-            ["ip", "-n", DEVICE_NS, "link", "set", "lo", "up"],
         ])
-        return self
+
+    def unlink(self) -> None:
+        """Delete the veth pair, as Docker removes eth0 when the device container stops."""
+        self.device.run(["ip", "link", "del", DEVICE_INTERFACE])
 
     def __exit__(self, *exc: object) -> None:
         self.teardown()

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -49,24 +50,36 @@ def bed() -> Iterator[Testbed]:
         yield testbed
 
 
-@pytest.fixture
-def service(bed: Testbed, tmp_path) -> Iterator[subprocess.Popen[bytes]]:
-    env = {**python_env(), "NETEM_ENGINE": "auto", "NETEM_PROFILE": "regional",
+def start_service(bed: Testbed, run_dir: Path, profile: str = "regional") -> subprocess.Popen[bytes]:
+    """netem-ctl in the device namespace (log in run_dir/service.log); returns once /healthz is 200."""
+    env = {**python_env(), "NETEM_ENGINE": "auto", "NETEM_PROFILE": profile,
            "NETEM_PROFILES_FILE": str(PROFILES_FILE), "NETEM_DELAYER": delayer_path() or "",
-           "NETEM_RUN_DIR": str(tmp_path), "NETEM_WATCHDOG_INTERVAL_S": "0.5"}
-    process = subprocess.Popen([*bed.device.prefix, sys.executable, "-m", "netem_ctl"], env=env)
+           "NETEM_RUN_DIR": str(run_dir), "NETEM_STATE_FILE": str(run_dir / "state.json"),
+           "NETEM_WATCHDOG_INTERVAL_S": "0.5"}
+    with open(run_dir / "service.log", "ab") as log:
+        process = subprocess.Popen([*bed.device.prefix, sys.executable, "-m", "netem_ctl"], env=env, stderr=log)
     deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and process.poll() is None:
         try:
             if http(bed, "GET", "/healthz")[0] == 200:
                 break
         except CommandError:
             pass  # not listening yet
         time.sleep(0.2)
-    yield process
+    return process
+
+
+def stop_service(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
         process.wait(10)
+
+
+@pytest.fixture
+def service(bed: Testbed, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    process = start_service(bed, tmp_path)
+    yield process
+    stop_service(process)
 
 
 def test_initial_profile_api_and_clean_stop(bed, service):
@@ -101,3 +114,27 @@ def test_watchdog_restores_a_killed_delayer(bed, service):
     time.sleep(2)  # a few watchdog rounds
     assert 'netem_watchdog_repairs_total 1' in http(bed, "GET", "/metrics")[1]
     assert 30 <= statistics.median(bed.probe("connect", BENCH_PORT, 10)) <= 33
+
+
+def test_lost_interface_exits_loudly_and_restart_reapplies_the_current_profile(bed, tmp_path):
+    """Device container restart, in namespaces: eth0 vanishes from the sidecar's namespace; the sidecar
+    must exit non-zero (the restart policy restarts it) and come back with the profile the lab had."""
+    first = start_service(bed, tmp_path, profile="regional")
+    try:
+        assert http(bed, "PUT", "/profile/continental")[0] == 200
+        bed.unlink()
+        assert first.wait(10) != 0
+    finally:
+        stop_service(first)
+        bed.link()
+    log = (tmp_path / "service.log").read_text()
+    assert "CRITICAL" in log and "interface eth0 (ifindex" in log and "has vanished" in log
+
+    second = start_service(bed, tmp_path, profile="regional")
+    try:
+        status, body = http(bed, "GET", "/profile")
+        assert status == 200 and json.loads(body)["profile"]["name"] == "continental"
+        assert 70 <= statistics.median(bed.probe("connect", BENCH_PORT, 10)) <= 73
+    finally:
+        stop_service(second)
+    assert "RESTARTED: re-applying the last applied profile continental" in (tmp_path / "service.log").read_text()

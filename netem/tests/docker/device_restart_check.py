@@ -1,0 +1,141 @@
+"""Scripted check, on the Docker host: a device restart must not leave the lab unimpaired.
+
+Starts a device-like container (TCP server on port 22), the netem image as its sidecar exactly as the
+lab runs it (--network container:<device>, NET_ADMIN, --restart unless-stopped, a state file in its
+own filesystem) and a client container, then:
+  1. applies `continental` (70 ms) over the API, as a benchmark would, and checks the RTT;
+  2. restarts the device container (new network namespace);
+  3. requires the sidecar to exit non-zero with a CRITICAL log line, be restarted by Docker into the
+     device's new namespace, re-apply `continental` (not its initial NETEM_PROFILE=regional) and the
+     RTT to be 70 ms again. Prints how long the port was reachable without impairment.
+Only its own containers and network (198.19.250.0/24) are touched; everything is removed at the end.
+usage: python3 netem/tests/docker/device_restart_check.py [--image transport-lab/netem:dev]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+NETWORK = "tl-netem-restart"
+SUBNET = "198.19.250.0/24"
+DEVICE_IP = "198.19.250.10"
+DEVICE, NETEM, CLIENT = "tl-nr-device", "tl-nr-netem", "tl-nr-client"
+INITIAL, APPLIED = ("regional", 30.0), ("continental", 70.0)
+TOLERANCE_MS = 3.0
+TIMEOUT_S = 60
+
+HTTP = """
+import sys, urllib.request
+r = urllib.request.Request(sys.argv[2], method=sys.argv[1])
+with urllib.request.urlopen(r, timeout=5) as resp: print(resp.read().decode())
+"""
+
+
+def docker(*args: str, check: bool = True) -> str:
+    result = subprocess.run(["docker", *args], capture_output=True, text=True, timeout=120)
+    if check and result.returncode != 0:
+        raise RuntimeError(f"docker {' '.join(args)}: {result.stderr.strip()}")
+    return result.stdout.strip()
+
+
+def api(method: str, path: str) -> dict:
+    out = docker("exec", CLIENT, "python3", "-c", HTTP, method, f"http://{DEVICE_IP}:8181{path}")
+    return json.loads(out)
+
+
+def connect_rtt_ms(count: int = 10) -> float:
+    out = docker("exec", CLIENT, "python3", "-m", "netem_ctl.testbed", "probe", "connect", DEVICE_IP, "22", str(count))
+    return statistics.median(json.loads(out))
+
+
+def inspect(name: str, template: str) -> str:
+    return docker("inspect", "-f", template, name)
+
+
+def wait_for(what: str, condition, timeout_s: float = TIMEOUT_S) -> float:
+    start = time.monotonic()
+    while time.monotonic() - start < timeout_s:
+        try:
+            if condition():
+                return time.monotonic() - start
+        except (RuntimeError, ValueError):
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+
+
+def check_rtt(expected_ms: float) -> float:
+    rtt = connect_rtt_ms()
+    print(f"  connect RTT p50 {rtt:.2f} ms (profile {expected_ms:g} ms)")
+    assert expected_ms <= rtt <= expected_ms + TOLERANCE_MS, f"RTT {rtt:.2f} ms, expected {expected_ms:g} ms"
+    return rtt
+
+
+def cleanup() -> None:
+    for name in (NETEM, CLIENT, DEVICE):
+        docker("rm", "-f", name, check=False)
+    docker("network", "rm", NETWORK, check=False)
+
+
+def run(image: str) -> dict:
+    docker("network", "create", "--subnet", SUBNET, NETWORK)
+    docker("run", "-d", "--name", DEVICE, "--network", NETWORK, "--ip", DEVICE_IP, "--init",
+           "--entrypoint", "python3", image, "-m", "netem_ctl.testbed", "serve", "22")
+    docker("run", "-d", "--name", CLIENT, "--network", NETWORK, "--init", "--entrypoint", "sleep", image, "infinity")
+    docker("run", "-d", "--name", NETEM, "--network", f"container:{DEVICE}", "--cap-add", "NET_ADMIN",
+           "--cap-add", "SYS_NICE", "--restart", "unless-stopped", "-e", "NETEM_ENGINE=nfq",
+           "-e", f"NETEM_PROFILE={INITIAL[0]}", "-e", "NETEM_PORTS=22", "-e", "NETEM_WATCHDOG_INTERVAL_S=1", image)
+    wait_for("netem healthy", lambda: api("GET", "/healthz")["ok"])
+    print(f"sidecar up with {INITIAL[0]}; applying {APPLIED[0]}")
+    api("PUT", f"/profile/{APPLIED[0]}")
+    before = check_rtt(APPLIED[1])
+    device_pid = inspect(DEVICE, "{{.State.Pid}}")
+
+    print("restarting the device container")
+    restarted_at = time.monotonic()
+    docker("restart", "-t", "2", DEVICE)
+    assert inspect(DEVICE, "{{.State.Pid}}") != device_pid
+    wait_for("netem restarted by Docker", lambda: int(inspect(NETEM, "{{.RestartCount}}")) >= 1)
+    wait_for("netem healthy again", lambda: api("GET", "/healthz")["ok"])
+    recovered_s = time.monotonic() - restarted_at
+    profile = api("GET", "/profile")
+    assert profile["profile"]["name"] == APPLIED[0], f"re-applied {profile['profile']['name']}, not {APPLIED[0]}"
+    assert "NFQUEUE" in profile["readback"]["iptables"]
+    after = check_rtt(APPLIED[1])
+
+    logs = subprocess.run(["docker", "logs", NETEM], capture_output=True, text=True).stderr
+    critical = [line for line in logs.splitlines() if "CRITICAL" in line]
+    restarted = [line for line in logs.splitlines() if "RESTARTED" in line]
+    assert any("has vanished" in line for line in critical), logs[-3000:]
+    assert restarted, logs[-3000:]
+    for line in (*critical, *restarted):
+        print("  log:", line[:220])
+    result = {"profile": APPLIED[0], "rtt_before_ms": round(before, 2), "rtt_after_ms": round(after, 2),
+              "netem_restart_count": int(inspect(NETEM, "{{.RestartCount}}")),
+              "seconds_from_device_restart_to_reapplied": round(recovered_s, 1)}
+    print("PASS", json.dumps(result))
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--image", default="transport-lab/netem:dev")
+    args = parser.parse_args()
+    cleanup()
+    try:
+        run(args.image)
+    except AssertionError as exc:
+        print(f"FAIL: {exc}", file=sys.stderr)
+        print(docker("logs", "--tail", "40", NETEM, check=False), file=sys.stderr)
+        return 1
+    finally:
+        cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
