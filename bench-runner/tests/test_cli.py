@@ -53,3 +53,12 @@ def test_unreachable_device_fails_the_mode_and_still_writes_results(tmp_path: Pa
     document = (tmp_path / "unreachable" / "results.json").read_text()
     assert '"engine": "none"' in document
     assert "rtt probe: ConnectionRefusedError" in document
+
+
+def test_unknown_plan_and_bad_override_are_usage_errors() -> None:
+    result = runner.invoke(app, ["run", "--netem", "none", "--no-sinks", "--plan", "nope.yaml"])
+    assert result.exit_code == 2
+    assert "built-in plans" in result.output
+    result = runner.invoke(app, ["run", "--netem", "none", "--no-sinks", "--clients", "telnet"])
+    assert result.exit_code == 2
+    assert "unknown client" in result.output

@@ -2,17 +2,40 @@ import ssl
 
 import pytest
 
-from bench_runner.modes import ALL_MODES, MODES_BY_NAME, Transport, select_modes
+from bench_runner.modes import (
+    ALL_MODES,
+    DEFAULT_MODES,
+    FLOOR_MODES,
+    MODE_NAMES,
+    MODES_BY_NAME,
+    Transport,
+    select_modes,
+)
 from bench_runner.modes.https import exec_path, tls13_context
 
-EXPECTED_NAMES = [
+EXPECTED_DEFAULT = [
     "ssh/fresh-conn", "ssh/reuse-conn", "ssh/pty-fresh",
     "https/fresh-conn", "https/keep-alive", "https/batch-post",
 ]
+EXPECTED_ALL = [
+    "ssh/fresh-conn", "ssh/reuse-conn", "ssh/batch-exec", "ssh/pty-fresh", "ssh/pty-reuse",
+    "https/fresh-conn", "https/keep-alive", "https/batch-post", "https/multi-cmd",
+    "https/tls-resume", "netconf/fresh-session", "netconf/reuse-session", "netconf/batch-rpc",
+]
 
 
-def test_all_modes_in_run_order() -> None:
-    assert [mode.name for mode in ALL_MODES] == EXPECTED_NAMES
+def test_default_modes_stay_the_original_six() -> None:
+    assert [mode.name for mode in DEFAULT_MODES] == EXPECTED_DEFAULT
+    assert {mode.client for mode in DEFAULT_MODES} == {"asyncssh", "httpx"}
+    assert [m.name for m in select_modes(None).modes] == EXPECTED_DEFAULT
+
+
+def test_every_mode_has_a_floor_client() -> None:
+    assert list(MODE_NAMES) == EXPECTED_ALL
+    assert [mode.name for mode in FLOOR_MODES] == EXPECTED_ALL
+    assert all(mode.floor for mode in FLOOR_MODES)
+    pairs = [(mode.name, mode.client) for mode in ALL_MODES]
+    assert len(pairs) == len(set(pairs))
 
 
 @pytest.mark.parametrize(
@@ -25,6 +48,13 @@ def test_all_modes_in_run_order() -> None:
         ("https/keep-alive", 5, 5, 5),
         ("https/batch-post", 5, 1, 1),
         ("ssh/pty-fresh", 1, 7, 15),
+        ("ssh/batch-exec", 5, 2, 2),
+        ("ssh/pty-reuse", 5, 9, 11),
+        ("https/multi-cmd", 5, 1, 1),
+        ("https/tls-resume", 5, 15, 20),
+        ("netconf/fresh-session", 5, 9, 15),
+        ("netconf/reuse-session", 5, 5, 5),
+        ("netconf/batch-rpc", 5, 1, 1),
     ],
 )
 def test_round_trip_bounds(name: str, n_commands: int, minimum: int, expected: int) -> None:
@@ -35,20 +65,51 @@ def test_round_trip_bounds(name: str, n_commands: int, minimum: int, expected: i
 
 
 def test_mode_identity() -> None:
+    floor_clients = {Transport.SSH: {"asyncssh"}, Transport.HTTPS: {"httpx", "python-ssl"},
+                     Transport.NETCONF: {"asyncssh"}}
     for mode in ALL_MODES:
         assert mode.name.startswith(mode.transport.value + "/")
-        assert mode.client == ("asyncssh" if mode.transport is Transport.SSH else "httpx")
+        assert (mode.client in floor_clients[mode.transport]) == mode.floor
         assert mode.description
         assert "round trip" in (mode.__doc__ or "")
+        assert mode.client_version()
+        # A library shares the mode's physical lower bound with the floor client.
+        floor = MODES_BY_NAME[mode.name]
+        assert mode.min_round_trips(5) == floor.min_round_trips(5)
+        assert mode.min_round_trips(5) <= mode.expected_round_trips(5)
 
 
 def test_select_modes_keeps_given_order_and_rejects_unknown() -> None:
-    assert [m.name for m in select_modes(["https/keep-alive", "ssh/reuse-conn"])] == [
-        "https/keep-alive", "ssh/reuse-conn"
-    ]
-    assert len(select_modes(None)) == len(ALL_MODES)
+    selection = select_modes(["https/keep-alive", "ssh/reuse-conn"])
+    assert [m.name for m in selection.modes] == ["https/keep-alive", "ssh/reuse-conn"]
+    assert selection.not_applicable == []
+    assert len(select_modes(["all"]).modes) == len(FLOOR_MODES)
     with pytest.raises(KeyError, match="ssh/nope"):
         select_modes(["ssh/nope"])
+    with pytest.raises(KeyError, match="telnetlib"):
+        select_modes(None, ["telnetlib"])
+
+
+def test_select_clients_reports_what_a_library_cannot_do() -> None:
+    selection = select_modes(["ssh/reuse-conn", "ssh/pty-fresh", "https/keep-alive"],
+                             ["floor", "netmiko", "paramiko"])
+    assert [(m.name, m.client) for m in selection.modes] == [
+        ("ssh/reuse-conn", "asyncssh"), ("ssh/reuse-conn", "paramiko"),
+        ("ssh/pty-fresh", "asyncssh"), ("ssh/pty-fresh", "netmiko"),
+        ("https/keep-alive", "httpx"),
+    ]
+    # An SSH library is not "not applicable" to HTTPS modes: it is simply not an HTTPS client.
+    assert [(e.mode, e.client) for e in selection.not_applicable] == [
+        ("ssh/reuse-conn", "netmiko"), ("ssh/pty-fresh", "paramiko"),
+    ]
+    assert all(entry.reason.startswith(entry.client + ": ") for entry in selection.not_applicable)
+
+
+def test_select_all_clients() -> None:
+    selection = select_modes(["all"], ["all"])
+    assert len(selection.modes) == len(ALL_MODES)
+    not_applicable = {(entry.mode, entry.client) for entry in selection.not_applicable}
+    assert ("https/tls-resume", "requests") in not_applicable
 
 
 def test_exec_path_one_segment_per_command() -> None:

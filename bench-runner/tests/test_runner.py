@@ -1,8 +1,13 @@
 import asyncio
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 
-from bench_runner.modes import IterationError
-from bench_runner.runner import run_iteration
+import pytest
+
+from bench_runner import runner as runner_module
+from bench_runner.modes import IterationError, Session, Target
+from bench_runner.modes.ssh_exec import SshReuseConnection
+from bench_runner.runner import ModeRun, RunPlan, run_iteration, run_mode
 
 COMMANDS = ("show version", "show clock")
 
@@ -52,3 +57,36 @@ def test_timeout_is_a_failure() -> None:
     wall_ms, error = run(ScriptedSession(["x", "y"], delay_s=1.0), timeout_s=0.05)
     assert error == "timed out after 0.05 s"
     assert wall_ms < 1000.0
+
+
+class _NeverOpened(SshReuseConnection):
+    """A mode whose session must not be opened: the RTT gate refuses it first."""
+
+    def session(self, target: Target) -> AbstractAsyncContextManager[Session]:
+        raise AssertionError("the gate should have stopped the mode")
+
+
+def test_rtt_gate_refuses_a_mode_and_marks_it_unpublished(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(runner_module, "RTT_REPROBE_PAUSE_S", 0.0)
+
+    async def scenario() -> ModeRun:
+        server = await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        target = Target(host="127.0.0.1", ssh_port=port, https_port=port,
+                        username="u", password="p")
+        plan = RunPlan(COMMANDS, iterations=2, warmup=1, iteration_timeout_s=5.0)
+        async with server:
+            # Loopback answers in well under a millisecond: 30 ms of delay is not in effect.
+            return await run_mode(_NeverOpened(), target, plan, 30.0, lambda ok: None)
+
+    result = asyncio.run(scenario()).result
+    assert not result.ok
+    assert not result.published
+    assert result.rtt_check is not None
+    assert not result.rtt_check.passed
+    assert result.rtt_check.attempts == runner_module.RTT_PROBE_ATTEMPTS
+    assert result.stats.n == 0
+    assert result.error_messages[0].startswith("rtt gate: verified RTT")
+    assert result.resources is None

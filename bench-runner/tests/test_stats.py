@@ -57,3 +57,14 @@ def test_summarize_without_samples() -> None:
     assert stats.errors == 3
     assert stats.p50_ms is None
     assert stats.mean_ms is None
+
+
+def test_p99_and_warmup_discarded() -> None:
+    samples = [float(i) for i in range(1, 101)]
+    stats = summarize(samples, errors=0, warmup_discarded=2)
+    # numpy.percentile(range(1, 101), 99) == 99.01
+    assert stats.p99_ms == pytest.approx(99.01)
+    assert stats.warmup_discarded == 2
+    empty = summarize([], errors=3, warmup_discarded=1)
+    assert empty.p99_ms is None
+    assert empty.warmup_discarded == 1

@@ -2,13 +2,17 @@
 
 import asyncio
 import logging
+import sys
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import httpx
 import typer
 import yaml
+from pydantic import ValidationError
 
 from bench_runner.console import (
     ModeProgress,
@@ -17,17 +21,25 @@ from bench_runner.console import (
     modes_table,
     print_deliveries,
     print_failures,
+    print_not_applicable,
     profiles_table,
+    report_table,
+    runs_table,
     summary_table,
 )
 from bench_runner.lab_info import device_version, runner_info
-from bench_runner.modes import ALL_MODES, Mode, Target, select_modes
+from bench_runner.modes import ALL_MODES, Mode, NetconfMode, Selection, Target, select_modes
 from bench_runner.netem import NetemClient, NetemError, NetemState
+from bench_runner.outputs import write_outputs
+from bench_runner.plan import Plan, PlanError, load_plan
+from bench_runner.report import load_runs
 from bench_runner.results import (
     LabInfo,
+    NotApplicable,
     ProfileInfo,
     RunResult,
     TargetInfo,
+    apply_baseline,
     new_run_id,
     write_results,
 )
@@ -35,14 +47,8 @@ from bench_runner.runner import ModeRun, RunPlan, run_mode
 from bench_runner.settings import Settings
 from bench_runner.sinks.publish import publish_run
 from bench_runner.sinks.replay import replay_spool
+from bench_runner.targets import load_inventory
 
-DEFAULT_COMMANDS = (
-    "show version",
-    "show clock",
-    "show ip interface brief",
-    "show inventory",
-    "show running-config",
-)
 EXIT_MODE_FAILED = 1
 EXIT_USAGE = 2
 EXIT_LAB_UNREACHABLE = 3
@@ -82,6 +88,7 @@ def _target(settings: Settings) -> Target:
         host=settings.device_host,
         ssh_port=settings.device_ssh_port,
         https_port=settings.device_https_port,
+        netconf_port=settings.device_netconf_port,
         username=settings.device_username,
         password=settings.device_password.get_secret_value(),
     )
@@ -124,6 +131,27 @@ def _apply_profile(settings: Settings, netem: NetemControl, profile: str) -> Pro
         client.close()
 
 
+def _unmanaged_profile(target_name: str) -> ProfileInfo:
+    return ProfileInfo(
+        name="unmanaged", rtt_ms=0.0, jitter_ms=0.0, loss_pct=0.0, rate_mbit=0.0, source=None,
+        engine="none", engine_reason=f"real target {target_name} from --targets: its latency "
+        "is whatever the network has, netem is not involved",
+        applied_at=None, readback=None,
+    )
+
+
+@dataclass(frozen=True)
+class Job:
+    """One results.json: a target under one profile."""
+
+    run_id: str
+    target: Target
+    target_info: TargetInfo
+    metrics_url: str | None
+    profile: str | None
+    """netem profile to apply; None for a real target (no netem)."""
+
+
 async def _measure(
     modes: list[Mode], target: Target, plan: RunPlan, configured_rtt_ms: float
 ) -> list[ModeRun]:
@@ -135,64 +163,186 @@ async def _measure(
         ]
 
 
-@app.command()
-def run(
-    profile: Annotated[str, typer.Option(help="netem profile to apply (see `profiles`)")] = "local",
-    modes: Annotated[str | None, typer.Option(
-        help="comma-separated mode names (see `modes`); default: all")] = None,
-    iterations: Annotated[int, typer.Option(min=1, help="measured iterations per mode")] = 20,
-    warmup: Annotated[int, typer.Option(min=0, help="discarded iterations per mode")] = 2,
-    commands: Annotated[str | None, typer.Option(
-        help="semicolon-separated CLI commands per iteration; default: 5 show commands")] = None,
-    run_id: Annotated[str | None, typer.Option(help="default: UTC start time + random")] = None,
-    no_sinks: Annotated[bool, typer.Option(
-        "--no-sinks", help="write results.json only; skip InfluxDB, Pushgateway, replay")
-    ] = False,
-    netem: Annotated[NetemControl, typer.Option(
-        help="'none' skips the netem API and records engine 'none', profile 'local'")
-    ] = NetemControl.API,
-    timeout: Annotated[float, typer.Option(min=1.0, help="seconds allowed per iteration")] = 120.0,
-) -> None:
-    """Apply a netem profile, measure each mode, write results.json and feed the sinks."""
-    logging.getLogger("asyncssh").setLevel(logging.WARNING)
-    settings = Settings()
-    target = _target(settings)
+def _jobs(settings: Settings, run_id: str, profiles: list[str],
+          targets: Path | None) -> list[Job]:
+    if targets is None:
+        target = _target(settings)
+        info = TargetInfo(host=target.host, ssh_port=target.ssh_port,
+                          https_port=target.https_port, netconf_port=target.netconf_port)
+        return [
+            Job(run_id if len(profiles) == 1 else f"{run_id}-{profile}", target, info,
+                settings.device_metrics_url, profile)
+            for profile in profiles
+        ]
     try:
-        selected = select_modes(_split(modes, ","))
-    except KeyError as exc:
-        raise _fail(str(exc.args[0]), EXIT_USAGE) from exc
-    command_list = tuple(_split(commands, ";") or DEFAULT_COMMANDS)
-    started_at = datetime.now(UTC)
-    run_id = run_id or new_run_id(started_at)
+        inventory = load_inventory(targets)
+        specs = [(spec, spec.target()) for spec in inventory.targets]
+    except PlanError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from exc
+    return [
+        Job(run_id if len(specs) == 1 else f"{run_id}-{spec.name}", target,
+            TargetInfo(host=spec.host, ssh_port=spec.ssh_port, https_port=spec.https_port,
+                       netconf_port=spec.netconf_port,
+                       name=spec.name, platform=spec.platform),
+            spec.metrics_url, None)
+        for spec, target in specs
+    ]
 
-    if not no_sinks:
-        print_deliveries(replay_spool(settings))
-    profile_info = _apply_profile(settings, netem, profile)
-    device = device_version(settings.device_metrics_url)
+
+def _reference_port(job: Job) -> int | None:
+    """The device metrics port, when it is on the target host (netem never impairs it)."""
+    if job.profile is None or not job.metrics_url:
+        return None
+    url = httpx.URL(job.metrics_url)
+    if url.host != job.target.host:
+        return None
+    return url.port or (443 if url.scheme == "https" else 80)
+
+
+def _run_job(settings: Settings, job: Job, netem: NetemControl, selection: Selection,
+             plan: Plan, no_sinks: bool) -> bool:
+    """Measure one job, write its files, feed the sinks; True when every mode was ok."""
+    started_at = datetime.now(UTC)
+    if job.profile is None:
+        profile_info = _unmanaged_profile(job.target_info.name or job.target.host)
+    else:
+        profile_info = _apply_profile(settings, netem, job.profile)
+    if job.metrics_url:
+        device = device_version(job.metrics_url)
+    else:
+        device = {"unavailable": "no metrics URL for this target"}
     if "unavailable" in device:
         err_console.print(f"[yellow]WARNING device /version: {device['unavailable']}")
 
-    plan = RunPlan(command_list, iterations, warmup, timeout)
-    mode_runs = asyncio.run(_measure(selected, target, plan, profile_info.rtt_ms))
+    run_plan = RunPlan(tuple(plan.commands), plan.iterations, plan.warmup, plan.timeout_s,
+                       rtt_gate=job.profile is not None, device_metrics_url=job.metrics_url,
+                       reference_port=_reference_port(job))
+    mode_runs = asyncio.run(_measure(selection.modes, job.target, run_plan,
+                                     profile_info.rtt_ms))
+    results = [mode_run.result for mode_run in mode_runs]
+    baseline = apply_baseline(results, plan.baseline)
     result = RunResult(
-        run_id=run_id,
+        run_id=job.run_id,
         started_at=started_at,
         finished_at=datetime.now(UTC),
         lab=LabInfo(commit=settings.lab_commit, images=settings.lab_images),
         runner=runner_info(),
         device=device,
-        target=TargetInfo(host=target.host, ssh_port=target.ssh_port, https_port=target.https_port),
+        target=job.target_info,
         profile=profile_info,
-        modes=[mode_run.result for mode_run in mode_runs],
-        ok=all(mode_run.result.ok for mode_run in mode_runs),
+        modes=results,
+        ok=all(mode.ok for mode in results),
+        baseline=baseline,
+        not_applicable=[NotApplicable(mode=entry.mode, client=entry.client, reason=entry.reason)
+                        for entry in selection.not_applicable],
+        plan=plan.name,
     )
     path = write_results(result, settings.results_dir)
+    write_outputs(result, mode_runs, settings.results_dir, sys.argv)
     console.print(summary_table(result))
+    print_not_applicable(result)
     print_failures(result)
-    console.print(f"results: {path}")
+    console.print(f"results: {path.parent}/ (results.json, modes.csv, iterations.csv, "
+                  "manifest.json)")
     if not no_sinks:
         print_deliveries(publish_run(settings, result, mode_runs))
-    if not result.ok:
+    return result.ok
+
+
+def _merge_plan(plan: Plan, profile: str | None, modes: str | None, clients: str | None,
+                iterations: int | None, warmup: int | None, commands: str | None,
+                baseline: str | None, timeout: float | None,
+                netconf: tuple[str | None, int | None]) -> Plan:
+    """Command-line options override the plan's values."""
+    overrides: dict[str, object] = {}
+    if profile is not None:
+        overrides["profiles"] = _split(profile, ",")
+    if modes is not None:
+        overrides["modes"] = _split(modes, ",")
+    if clients is not None:
+        overrides["clients"] = _split(clients, ",")
+    if commands is not None:
+        overrides["commands"] = _split(commands, ";")
+    for key, value in (("iterations", iterations), ("warmup", warmup),
+                       ("baseline", baseline), ("timeout_s", timeout),
+                       ("netconf_framing", netconf[0]), ("netconf_reply_bytes", netconf[1])):
+        if value is not None:
+            overrides[key] = value
+    try:
+        return Plan.model_validate({**plan.model_dump(), **overrides})
+    except ValidationError as exc:
+        raise _fail(f"invalid option: {exc}", EXIT_USAGE) from exc
+
+
+@app.command()
+def run(
+    profile: Annotated[str | None, typer.Option(
+        help="netem profile(s) to apply, comma-separated (see `profiles`); default: the "
+             "plan's, else local")] = None,
+    modes: Annotated[str | None, typer.Option(
+        help="comma-separated mode names (see `modes`), or 'all'; default: the plan's, else "
+             "the six original modes")] = None,
+    clients: Annotated[str | None, typer.Option(
+        help="comma-separated clients: 'floor' (asyncssh, httpx, python-ssl), 'all', or "
+             "library names (paramiko, openssh, netmiko, scrapli, requests); default: floor")
+    ] = None,
+    iterations: Annotated[int | None, typer.Option(
+        min=1, help="measured iterations per mode (default 20)")] = None,
+    warmup: Annotated[int | None, typer.Option(
+        min=0, help="discarded iterations per mode (default 2)")] = None,
+    commands: Annotated[str | None, typer.Option(
+        help="semicolon-separated CLI commands per iteration; default: 5 show commands")] = None,
+    plan: Annotated[str | None, typer.Option(
+        help="plan file (YAML) or built-in plan: default, smoke, nightly")] = None,
+    targets: Annotated[Path | None, typer.Option(
+        help="inventory YAML of real devices to measure instead of the emulator (no netem)")
+    ] = None,
+    baseline: Annotated[str | None, typer.Option(
+        help="mode (or mode@client) the speedup is computed against; default ssh/pty-fresh")
+    ] = None,
+    run_id: Annotated[str | None, typer.Option(
+        help="default: UTC start time + random; suffixed with -<profile> or -<target> when "
+             "the run has several")] = None,
+    no_sinks: Annotated[bool, typer.Option(
+        "--no-sinks", help="write results files only; skip InfluxDB, Pushgateway, replay")
+    ] = False,
+    netem: Annotated[NetemControl, typer.Option(
+        help="'none' skips the netem API and records engine 'none', profile 'local'")
+    ] = NetemControl.API,
+    timeout: Annotated[float | None, typer.Option(
+        min=1.0, help="seconds allowed per iteration (default 120)")] = None,
+    netconf_framing: Annotated[str | None, typer.Option(
+        help="NETCONF modes: '1.1' (chunked, default) or '1.0' (end-of-message)")] = None,
+    netconf_reply_bytes: Annotated[int | None, typer.Option(
+        min=1, help="NETCONF modes: size of each <get> reply (default 1024)")] = None,
+) -> None:
+    """Apply a netem profile, measure each mode, write results and feed the sinks."""
+    logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    settings = Settings()
+    try:
+        base_plan = load_plan(plan)
+    except PlanError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from exc
+    merged = _merge_plan(base_plan, profile, modes, clients, iterations, warmup, commands,
+                         baseline, timeout, (netconf_framing, netconf_reply_bytes))
+    try:
+        selection = select_modes(merged.mode_names(), merged.client_names())
+    except KeyError as exc:
+        raise _fail(str(exc.args[0]), EXIT_USAGE) from exc
+    selection = Selection(
+        [mode.with_parameters(merged.netconf_framing, merged.netconf_reply_bytes)
+         if isinstance(mode, NetconfMode) else mode for mode in selection.modes],
+        selection.not_applicable,
+    )
+    if netem is NetemControl.NONE and merged.profiles != ["local"] and targets is None:
+        raise _fail("--netem none measures without impairment; use --profile local",
+                    EXIT_USAGE)
+    jobs = _jobs(settings, run_id or new_run_id(datetime.now(UTC)), merged.profiles, targets)
+
+    if not no_sinks:
+        print_deliveries(replay_spool(settings))
+    outcomes = [_run_job(settings, job, netem, selection, merged, no_sinks) for job in jobs]
+    if not all(outcomes):
         raise typer.Exit(EXIT_MODE_FAILED)
 
 
@@ -230,8 +380,22 @@ def replay() -> None:
 
 @app.command(name="modes")
 def list_modes(
-    n_commands: Annotated[int, typer.Option(min=1, help="commands per iteration")]
-    = len(DEFAULT_COMMANDS),
+    n_commands: Annotated[int, typer.Option(min=1, help="commands per iteration")] = 5,
 ) -> None:
     """List the modes with their round-trip bounds."""
     console.print(modes_table(ALL_MODES, n_commands))
+
+
+@app.command()
+def report(
+    run_ids: Annotated[list[str], typer.Argument(
+        help="run ids or run id prefixes under $RESULTS_DIR (a plan run with several "
+             "profiles writes <run-id>-<profile>)")],
+) -> None:
+    """p50 against the round-trip bound, harness overhead, run wall time against its
+    RTT-bound minimum (what `make bench-matrix` prints)."""
+    runs = load_runs(Settings().results_dir, run_ids)
+    if not runs:
+        raise _fail(f"no results.json for {', '.join(run_ids)}", EXIT_USAGE)
+    console.print(report_table(runs))
+    console.print(runs_table(runs))

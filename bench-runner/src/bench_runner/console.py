@@ -1,5 +1,7 @@
 """Terminal presentation: a progress bar per mode and summary tables (rich)."""
 
+import os
+import sys
 from collections.abc import Callable, Sequence
 
 from rich.console import Console
@@ -8,15 +10,24 @@ from rich.table import Table
 
 from bench_runner.modes import Mode
 from bench_runner.netem import NetemProfile
-from bench_runner.results import RunResult
+from bench_runner.report import RunFigures
+from bench_runner.results import ModeResult, RunResult
 from bench_runner.sinks.delivery import Delivery
 
-console = Console()
-err_console = Console(stderr=True)
+# Redirected output (CI logs, `docker compose run -T`) would be cut at 80 columns, which
+# truncates the summary table; a terminal or $COLUMNS still decides otherwise.
+LOG_WIDTH = 200
+_width = None if sys.stdout.isatty() or "COLUMNS" in os.environ else LOG_WIDTH
+console = Console(width=_width)
+err_console = Console(stderr=True, width=_width)
 
 
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
+
+
+def _key(mode: Mode) -> str:
+    return f"{mode.name} {mode.client}"
 
 
 class ModeProgress:
@@ -24,7 +35,7 @@ class ModeProgress:
 
     def __init__(self, modes: Sequence[Mode], iterations_per_mode: int) -> None:
         self.progress = Progress(
-            TextColumn("{task.description:<18}"),
+            TextColumn("{task.description:<28}"),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("[red]{task.fields[errors]} errors"),
@@ -32,37 +43,59 @@ class ModeProgress:
             console=console,
         )
         self._tasks = {
-            mode.name: self.progress.add_task(mode.name, total=iterations_per_mode, errors=0)
+            _key(mode): self.progress.add_task(_key(mode), total=iterations_per_mode, errors=0)
             for mode in modes
         }
         self._errors = dict.fromkeys(self._tasks, 0)
 
     def callback(self, mode: Mode) -> Callable[[bool], None]:
-        task = self._tasks[mode.name]
+        key = _key(mode)
+        task = self._tasks[key]
 
         def on_iteration(ok: bool) -> None:
             if not ok:
-                self._errors[mode.name] += 1
-            self.progress.update(task, advance=1, errors=self._errors[mode.name])
+                self._errors[key] += 1
+            self.progress.update(task, advance=1, errors=self._errors[key])
 
         return on_iteration
 
 
 def summary_table(run: RunResult) -> Table:
-    table = Table(title=f"run {run.run_id}  profile {run.profile.name} ({run.profile.engine})")
-    for header in ("mode", "ok", "n", "err", "p50 ms", "p95 ms", "mean ms", "sd ms",
-                   "RTT ms", "p50/RTT", "min RT", "exp RT"):
-        table.add_column(header, justify="left" if header == "mode" else "right")
+    baseline = f"  speedup vs {run.baseline.mode}@{run.baseline.client}" if run.baseline else ""
+    table = Table(title=f"run {run.run_id}  profile {run.profile.name} ({run.profile.engine})"
+                        f"{baseline}")
+    for header in ("mode", "client", "ok", "n", "err", "p50 ms", "p95 ms", "p99 ms", "sd ms",
+                   "RTT ms", "p50/RTT", "min RT", "exp RT", "speedup", "cpu s", "dev cpu s"):
+        table.add_column(header, justify="left" if header in ("mode", "client") else "right")
     for mode in run.modes:
         stats = mode.stats
         rtt = mode.verified_rtt_ms
         ratio = "-" if stats.p50_ms is None or not rtt else f"{stats.p50_ms / rtt:.1f}"
+        speedup = "-" if mode.speedup_vs_baseline is None else f"{mode.speedup_vs_baseline:.2f}x"
+        resources = mode.resources
         table.add_row(
-            mode.mode, "[green]yes" if mode.ok else "[red]no", str(stats.n), str(stats.errors),
-            _ms(stats.p50_ms), _ms(stats.p95_ms), _ms(stats.mean_ms), _ms(stats.stddev_ms),
+            mode.mode, mode.client, _status(mode), str(stats.n), str(stats.errors),
+            _ms(stats.p50_ms), _ms(stats.p95_ms), _ms(stats.p99_ms), _ms(stats.stddev_ms),
             _ms(rtt), ratio, str(mode.min_round_trips), str(mode.expected_round_trips),
+            speedup, _seconds(resources.runner_cpu_s if resources else None),
+            _seconds(resources.device_cpu_s if resources else None),
         )
     return table
+
+
+def _status(mode: ModeResult) -> str:
+    if mode.ok:
+        return "[green]yes"
+    return "[red]no" if mode.published else "[red]RTT gate"
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def print_not_applicable(run: RunResult) -> None:
+    for entry in run.not_applicable:
+        console.print(f"not applicable: {entry.mode} with {entry.reason}", highlight=False)
 
 
 def print_failures(run: RunResult) -> None:
@@ -90,6 +123,32 @@ def profiles_table(profiles: Sequence[NetemProfile]) -> Table:
         rate = f"{profile.rate_mbit:g}" if profile.rate_mbit else "-"
         table.add_row(profile.name, f"{profile.rtt_ms:g}", f"{profile.jitter_ms:g}",
                       f"{profile.loss_pct:g}", rate, profile.source or "")
+    return table
+
+
+def report_table(runs: Sequence[RunFigures]) -> Table:
+    table = Table(title="p50 against the round-trip bound; harness overhead per iteration")
+    for header in ("run", "profile", "mode", "client", "p50 ms", "bound ms", "p50/bound",
+                   "overhead %"):
+        table.add_column(header, justify="left" if header in ("run", "profile", "mode",
+                                                               "client") else "right")
+    for run in runs:
+        for mode in run.modes:
+            ratio = mode.p50_over_bound
+            table.add_row(run.run_id, run.profile, mode.mode, mode.client, _ms(mode.p50_ms),
+                          _ms(mode.bound_ms), "-" if ratio is None else f"{ratio:.2f}",
+                          "-" if mode.overhead_pct is None else f"{mode.overhead_pct:.2f}")
+    return table
+
+
+def runs_table(runs: Sequence[RunFigures]) -> Table:
+    table = Table(title="run wall time against its RTT-bound minimum")
+    for header in ("run", "profile", "wall s", "RTT-bound s", "wall/bound"):
+        table.add_column(header, justify="left" if header in ("run", "profile") else "right")
+    for run in runs:
+        ratio = run.wall_over_bound
+        table.add_row(run.run_id, run.profile, f"{run.wall_s:.1f}", f"{run.rtt_bound_s:.1f}",
+                      "-" if ratio is None else f"{ratio:.2f}")
     return table
 
 

@@ -1,7 +1,7 @@
-"""Provenance recorded with every run: versions of the runner, clients and device."""
+"""Provenance recorded with every run: versions of the runner and the device (client
+versions: ``Mode.client_version``)."""
 
 import platform
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import httpx
@@ -10,13 +10,6 @@ from bench_runner import __version__
 from bench_runner.results import RunnerInfo
 
 DEVICE_VERSION_TIMEOUT_S = 10.0
-
-
-def client_version(distribution: str) -> str:
-    try:
-        return version(distribution)
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def runner_info() -> RunnerInfo:

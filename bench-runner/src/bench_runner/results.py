@@ -8,7 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from bench_runner.rtt_probe import RttProbe
+from bench_runner.resources import ResourceUsage
+from bench_runner.roundtrips import RoundTrips
+from bench_runner.rtt_probe import RttCheck, RttProbe
 from bench_runner.stats import Stats
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -28,6 +30,9 @@ class TargetInfo(BaseModel):
     host: str
     ssh_port: int
     https_port: int
+    netconf_port: int | None = None
+    name: str | None = None
+    platform: str | None = None
 
 
 class ProfileInfo(BaseModel):
@@ -61,6 +66,30 @@ class ModeResult(BaseModel):
     stats: Stats
     samples_ms: list[float]
     error_messages: list[str]
+    rtt_check: RttCheck | None = None
+    published: bool = True
+    """False when the verified-RTT gate failed: results.json keeps the mode, sinks do not."""
+    speedup_vs_baseline: float | None = None
+    resources: ResourceUsage | None = None
+    round_trips: RoundTrips | None = None
+    parameters: dict[str, str | int] | None = None
+    """Mode settings beyond the commands (NETCONF: framing, reply_bytes)."""
+    """Round trips counted on the client's socket, per successful measured iteration
+    (asyncssh modes); null where the client's socket cannot be traced."""
+
+
+class BaselineInfo(BaseModel):
+    mode: str
+    client: str
+    p50_ms: float | None
+
+
+class NotApplicable(BaseModel):
+    """A mode a requested client cannot do: reported, never measured as zero."""
+
+    mode: str
+    client: str
+    reason: str
 
 
 class RunResult(BaseModel):
@@ -75,6 +104,25 @@ class RunResult(BaseModel):
     profile: ProfileInfo
     modes: list[ModeResult]
     ok: bool
+    baseline: BaselineInfo | None = None
+    not_applicable: list[NotApplicable] = []
+    plan: str | None = None
+
+
+def apply_baseline(modes: list[ModeResult], baseline_mode: str) -> BaselineInfo | None:
+    """Set every mode's ``speedup_vs_baseline`` (baseline p50 / mode p50, so 3.0 means three
+    times faster than the baseline). ``baseline_mode`` is ``mode`` or ``mode@client``; the
+    first matching mode of the run is the baseline. None when it is not in the run."""
+    name, _, client = baseline_mode.partition("@")
+    base = next((m for m in modes if m.mode == name and (not client or m.client == client)),
+                None)
+    if base is None:
+        return None
+    base_p50 = base.stats.p50_ms
+    for mode in modes:
+        if base_p50 is not None and mode.stats.p50_ms:
+            mode.speedup_vs_baseline = base_p50 / mode.stats.p50_ms
+    return BaselineInfo(mode=base.mode, client=base.client, p50_ms=base_p50)
 
 
 def write_results(result: RunResult, results_dir: Path) -> Path:

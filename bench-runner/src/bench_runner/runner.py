@@ -9,15 +9,20 @@ from datetime import UTC, datetime
 import asyncssh
 import httpx
 
-from bench_runner.lab_info import client_version
 from bench_runner.modes import IterationError, Mode, Session, Target
+from bench_runner.resources import ResourceMonitor, ResourceUsage
 from bench_runner.results import ModeResult
-from bench_runner.rtt_probe import probe_rtt
-from bench_runner.stats import summarize
+from bench_runner.roundtrips import RoundTrips, TracedSession
+from bench_runner.rtt_probe import check_rtt, probe_rtt
+from bench_runner.stats import percentile, summarize
 from bench_runner.validation import validate_output
 
 # Failures of the transport itself; anything else is a bug in the runner and should crash.
 TRANSPORT_ERRORS = (IterationError, TimeoutError, asyncssh.Error, httpx.HTTPError, OSError)
+# A probe that fails the RTT gate is repeated after a pause, so a moment of CPU contention on
+# the lab host does not discard a mode; a delay that is really off fails every attempt.
+RTT_PROBE_ATTEMPTS = 3
+RTT_REPROBE_PAUSE_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -26,6 +31,12 @@ class RunPlan:
     iterations: int
     warmup: int
     iteration_timeout_s: float
+    rtt_gate: bool = True
+    """False for targets whose latency netem does not set (real devices)."""
+    device_metrics_url: str | None = None
+    reference_port: int | None = None
+    """An unimpaired TCP port of the target (the device metrics port in the lab): the RTT
+    gate checks the delay added on the mode's port over this one."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +47,8 @@ class IterationRecord:
     started_at: datetime
     wall_ms: float
     error: str | None
+    round_trips: int | None = None
+    """Counted on the client's socket (modes that trace it), else None."""
 
     @property
     def ok(self) -> bool:
@@ -91,12 +104,29 @@ async def run_mode(
     error_messages: list[str] = []
     verified_rtt_ms = None
     rtt_probe = None
-    try:
-        verified_rtt_ms, rtt_probe = await probe_rtt(target.host, mode.port(target))
-    except (OSError, TimeoutError) as exc:
-        error_messages.append(f"rtt probe: {describe_failure(exc, 0)}")
+    resources: ResourceUsage | None = None
+    rtt_check = None
+    for attempt in range(1, RTT_PROBE_ATTEMPTS + 1):
+        if attempt > 1:
+            await asyncio.sleep(RTT_REPROBE_PAUSE_S)
+        try:
+            verified_rtt_ms, rtt_probe = await probe_rtt(
+                target.host, mode.port(target), reference_port=plan.reference_port
+            )
+        except (OSError, TimeoutError) as exc:
+            error_messages.append(f"rtt probe: {describe_failure(exc, 0)}")
+            break
+        rtt_check = check_rtt(configured_rtt_ms, verified_rtt_ms, applies=plan.rtt_gate,
+                              attempts=attempt, reference_rtt_ms=rtt_probe.reference_rtt_ms)
+        if rtt_check.passed:
+            break
+    if rtt_check is None:
+        rtt_check = check_rtt(configured_rtt_ms, None, applies=plan.rtt_gate)
+    elif not rtt_check.passed:
+        error_messages.append(f"rtt gate: {rtt_check.reason} after {rtt_check.attempts} "
+                              "probes; not measured, not published")
 
-    if rtt_probe is not None:
+    if rtt_probe is not None and rtt_check.passed:
         try:
             async with mode.session(target) as session:
                 for warmup_index in range(1, plan.warmup + 1):
@@ -104,26 +134,35 @@ async def run_mode(
                     if error is not None:
                         error_messages.append(f"warm-up {warmup_index}: {error}")
                     on_iteration(error is None)
-                for iteration in range(1, plan.iterations + 1):
-                    started_at = datetime.now(UTC)
-                    wall_ms, error = await run_iteration(
-                        session, plan.commands, plan.iteration_timeout_s
-                    )
-                    records.append(IterationRecord(iteration, started_at, wall_ms, error))
-                    if error is not None:
-                        error_messages.append(f"iteration {iteration}: {error}")
-                    on_iteration(error is None)
+                trace = session.trace if isinstance(session, TracedSession) else None
+                async with ResourceMonitor(plan.device_metrics_url) as monitor:
+                    for iteration in range(1, plan.iterations + 1):
+                        if trace is not None:
+                            trace.take_round_trips()  # forget setup and earlier traffic
+                        started_at = datetime.now(UTC)
+                        wall_ms, error = await run_iteration(
+                            session, plan.commands, plan.iteration_timeout_s
+                        )
+                        round_trips = trace.take_round_trips() if trace is not None else None
+                        records.append(IterationRecord(iteration, started_at, wall_ms, error,
+                                                       round_trips))
+                        if error is not None:
+                            error_messages.append(f"iteration {iteration}: {error}")
+                        on_iteration(error is None)
+                resources = monitor.usage
         except TRANSPORT_ERRORS as exc:
             # Opening or closing the kept session failed; iterations already run stay recorded.
             error_messages.append(f"session: {describe_failure(exc, plan.iteration_timeout_s)}")
 
     samples_ms = [record.wall_ms for record in records if record.ok]
+    counted = [record.round_trips for record in records
+               if record.ok and record.round_trips is not None]
     errors = sum(1 for record in records if not record.ok)
     result = ModeResult(
         mode=mode.name,
         transport=mode.transport.value,
         client=mode.client,
-        client_version=client_version(mode.client),
+        client_version=mode.client_version(),
         description=mode.description,
         iterations=plan.iterations,
         warmup=plan.warmup,
@@ -134,8 +173,15 @@ async def run_mode(
         min_round_trips=mode.min_round_trips(len(plan.commands)),
         expected_round_trips=mode.expected_round_trips(len(plan.commands)),
         ok=not error_messages,
-        stats=summarize(samples_ms, errors),
+        stats=summarize(samples_ms, errors, warmup_discarded=plan.warmup),
         samples_ms=samples_ms,
         error_messages=error_messages,
+        rtt_check=rtt_check,
+        published=rtt_check.passed,
+        resources=resources,
+        parameters=mode.parameters(),
+        round_trips=RoundTrips(per_iteration=counted,
+                               p50=percentile(counted, 0.5) if counted else None)
+        if counted else None,
     )
     return ModeRun(result=result, records=records)

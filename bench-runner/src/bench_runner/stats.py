@@ -29,6 +29,9 @@ class Stats(BaseModel):
     p50_ms: float | None
     p95_ms: float | None
     stddev_ms: float | None
+    p99_ms: float | None = None
+    warmup_discarded: int = 0
+    """Warm-up iterations run before the measured ones and left out of every figure."""
 
 
 def percentile(samples: Sequence[float], q: float) -> float:
@@ -44,12 +47,13 @@ def percentile(samples: Sequence[float], q: float) -> float:
     return ordered[lower] + (rank - lower) * (ordered[upper] - ordered[lower])
 
 
-def summarize(samples_ms: Sequence[float], errors: int) -> Stats:
+def summarize(samples_ms: Sequence[float], errors: int, warmup_discarded: int = 0) -> Stats:
     """Statistics of successful samples; ``errors`` counts failed iterations."""
     if not samples_ms:
         return Stats(
             n=0, errors=errors, min_ms=None, max_ms=None, mean_ms=None,
-            p50_ms=None, p95_ms=None, stddev_ms=None,
+            p50_ms=None, p95_ms=None, stddev_ms=None, p99_ms=None,
+            warmup_discarded=warmup_discarded,
         )
     return Stats(
         n=len(samples_ms),
@@ -60,4 +64,6 @@ def summarize(samples_ms: Sequence[float], errors: int) -> Stats:
         p50_ms=percentile(samples_ms, 0.50),
         p95_ms=percentile(samples_ms, 0.95),
         stddev_ms=statistics.stdev(samples_ms) if len(samples_ms) >= 2 else None,
+        p99_ms=percentile(samples_ms, 0.99),
+        warmup_discarded=warmup_discarded,
     )

@@ -1,11 +1,46 @@
-"""The measured modes, in the order a run executes them."""
+"""The measured modes and clients, in the order a run executes them.
+
+A measurement is a (mode, client) pair: the mode says what one iteration does (and its
+round-trip lower bound), the client which library does it. ``DEFAULT_MODES`` is what a run
+measures without a plan or ``--modes``: the six original modes with their floor clients
+(kept stable: dashboards and the end-to-end test rely on it).
+"""
+
+from dataclasses import dataclass
 
 from bench_runner.modes.base import IterationError, Mode, Session, Target, Transport
-from bench_runner.modes.https import HttpsBatch, HttpsFreshConnection, HttpsKeepAlive
-from bench_runner.modes.ssh_exec import SshFreshConnection, SshReuseConnection
-from bench_runner.modes.ssh_pty import SshPtyFresh
+from bench_runner.modes.https import (
+    HttpsBatch,
+    HttpsFreshConnection,
+    HttpsKeepAlive,
+    HttpsMultiCommand,
+    HttpsTlsResume,
+)
+from bench_runner.modes.https_libraries import (
+    RequestsBatch,
+    RequestsFreshConnection,
+    RequestsKeepAlive,
+)
+from bench_runner.modes.netconf import (
+    NetconfBatchRpc,
+    NetconfFreshSession,
+    NetconfMode,
+    NetconfReuseSession,
+)
+from bench_runner.modes.ssh_exec import SshBatchExec, SshFreshConnection, SshReuseConnection
+from bench_runner.modes.ssh_libraries import (
+    NetmikoPtyFresh,
+    OpensshBatchExec,
+    OpensshFreshConnection,
+    OpensshReuseConnection,
+    ParamikoBatchExec,
+    ParamikoFreshConnection,
+    ParamikoReuseConnection,
+    ScrapliPtyFresh,
+)
+from bench_runner.modes.ssh_pty import SshPtyFresh, SshPtyReuse
 
-ALL_MODES: tuple[Mode, ...] = (
+DEFAULT_MODES: tuple[Mode, ...] = (
     SshFreshConnection(),
     SshReuseConnection(),
     SshPtyFresh(),
@@ -14,24 +49,135 @@ ALL_MODES: tuple[Mode, ...] = (
     HttpsBatch(),
 )
 
-MODES_BY_NAME: dict[str, Mode] = {mode.name: mode for mode in ALL_MODES}
+FLOOR_MODES: tuple[Mode, ...] = (
+    SshFreshConnection(),
+    SshReuseConnection(),
+    SshBatchExec(),
+    SshPtyFresh(),
+    SshPtyReuse(),
+    HttpsFreshConnection(),
+    HttpsKeepAlive(),
+    HttpsBatch(),
+    HttpsMultiCommand(),
+    HttpsTlsResume(),
+    NetconfFreshSession(),
+    NetconfReuseSession(),
+    NetconfBatchRpc(),
+)
+
+LIBRARY_MODES: tuple[Mode, ...] = (
+    ParamikoFreshConnection(),
+    ParamikoReuseConnection(),
+    ParamikoBatchExec(),
+    OpensshFreshConnection(),
+    OpensshReuseConnection(),
+    OpensshBatchExec(),
+    NetmikoPtyFresh(),
+    ScrapliPtyFresh(),
+    RequestsFreshConnection(),
+    RequestsKeepAlive(),
+    RequestsBatch(),
+)
+
+ALL_MODES: tuple[Mode, ...] = FLOOR_MODES + LIBRARY_MODES
+MODE_NAMES: tuple[str, ...] = tuple(dict.fromkeys(mode.name for mode in FLOOR_MODES))
+MODES_BY_NAME: dict[str, Mode] = {mode.name: mode for mode in FLOOR_MODES}
+"""Mode name -> its floor-client implementation."""
+LIBRARY_CLIENTS: tuple[str, ...] = tuple(dict.fromkeys(mode.client for mode in LIBRARY_MODES))
+FLOOR = "floor"
+ALL_CLIENTS = "all"
+
+# Why a library has no implementation of a mode; reported as not applicable, never as zero.
+CLIENT_SCOPE: dict[str, str] = {
+    "paramiko": "exec channels only here; its interactive shell is what netmiko drives",
+    "openssh": "exec only (ssh user@host cmd); interactive PTY sessions need a pexpect-style "
+               "driver, which is what netmiko and scrapli are",
+    "netmiko": "drives interactive PTY sessions only, one per connection (ConnectHandler)",
+    "scrapli": "drives interactive PTY sessions only, one per connection (driver.open)",
+    "requests": "synchronous, one request at a time per call, no TLS session resumption API",
+    "httpx": "no API to offer a saved TLS session (resumption)",
+    "python-ssl": "used for TLS session resumption only",
+}
 
 
-def select_modes(names: list[str] | None) -> list[Mode]:
-    """Modes by name, in the order given; all modes when ``names`` is None."""
+@dataclass(frozen=True)
+class NotApplicableEntry:
+    mode: str
+    client: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Selection:
+    modes: list[Mode]
+    not_applicable: list[NotApplicableEntry]
+
+
+def _transport_of(name: str) -> str:
+    return name.split("/", 1)[0]
+
+
+def select_modes(names: list[str] | None, clients: list[str] | None = None) -> Selection:
+    """Measurements for mode ``names`` (all floor modes for ``["all"]``; the default six
+    when None) and ``clients`` (``floor``, ``all`` or library names; default ``floor``).
+
+    Order: modes as given, each with the floor client first, then the libraries in the
+    order given. A requested library without an implementation of a mode of its transport
+    is reported as not applicable. Unknown mode or client names raise KeyError.
+    """
     if names is None:
-        return list(ALL_MODES)
-    unknown = [name for name in names if name not in MODES_BY_NAME]
+        mode_names = [mode.name for mode in DEFAULT_MODES]
+    elif names == ["all"]:
+        mode_names = list(MODE_NAMES)
+    else:
+        mode_names = names
+    unknown = [name for name in mode_names if name not in MODES_BY_NAME]
     if unknown:
-        raise KeyError(f"unknown mode(s): {', '.join(unknown)}; known: {', '.join(MODES_BY_NAME)}")
-    return [MODES_BY_NAME[name] for name in names]
+        raise KeyError(f"unknown mode(s): {', '.join(unknown)}; known: {', '.join(MODE_NAMES)}")
+    requested = clients or [FLOOR]
+    if ALL_CLIENTS in requested:
+        requested = [FLOOR, *LIBRARY_CLIENTS]
+    known_clients = {FLOOR, *LIBRARY_CLIENTS, *(mode.client for mode in FLOOR_MODES)}
+    unknown = [client for client in requested if client not in known_clients]
+    if unknown:
+        raise KeyError(f"unknown client(s): {', '.join(unknown)}; known: "
+                       f"{FLOOR}, {ALL_CLIENTS}, {', '.join(sorted(known_clients - {FLOOR}))}")
+
+    selected: list[Mode] = []
+    not_applicable: list[NotApplicableEntry] = []
+    for name in mode_names:
+        floor_mode = MODES_BY_NAME[name]
+        for client in requested:
+            if client in (FLOOR, floor_mode.client):
+                if floor_mode not in selected:
+                    selected.append(floor_mode)
+                continue
+            match = next((m for m in ALL_MODES if m.name == name and m.client == client), None)
+            if match is not None:
+                selected.append(match)
+            elif _transport_of(name) in _transports_of(client):
+                not_applicable.append(NotApplicableEntry(
+                    name, client, f"{client}: {CLIENT_SCOPE.get(client, 'no implementation')}"
+                ))
+    return Selection(selected, not_applicable)
+
+
+def _transports_of(client: str) -> set[str]:
+    return {mode.transport.value for mode in ALL_MODES if mode.client == client}
 
 
 __all__ = [
     "ALL_MODES",
+    "DEFAULT_MODES",
+    "FLOOR_MODES",
+    "LIBRARY_MODES",
     "MODES_BY_NAME",
+    "MODE_NAMES",
     "IterationError",
     "Mode",
+    "NetconfMode",
+    "NotApplicableEntry",
+    "Selection",
     "Session",
     "Target",
     "Transport",

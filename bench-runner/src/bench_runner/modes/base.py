@@ -5,12 +5,14 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from enum import StrEnum
+from importlib.metadata import PackageNotFoundError, version
 from typing import ClassVar, Protocol
 
 
 class Transport(StrEnum):
     SSH = "ssh"
     HTTPS = "https"
+    NETCONF = "netconf"
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,7 @@ class Target:
     https_port: int
     username: str
     password: str
+    netconf_port: int = 830
 
 
 class IterationError(Exception):
@@ -51,15 +54,32 @@ class Mode(ABC):
     client: ClassVar[str]
     """Distribution name of the client library (its version is recorded)."""
     description: ClassVar[str]
+    floor: ClassVar[bool] = True
+    """A floor client (minimal overhead: asyncssh, httpx, the ssl module); False for the
+    libraries people use (paramiko, netmiko, scrapli, requests, OpenSSH)."""
+
+    def client_version(self) -> str:
+        """Version of the client library; ``unknown`` when it cannot be determined."""
+        try:
+            return version(self.client)
+        except PackageNotFoundError:
+            return "unknown"
 
     def port(self, target: Target) -> int:
-        return target.ssh_port if self.transport is Transport.SSH else target.https_port
+        ports = {Transport.SSH: target.ssh_port, Transport.HTTPS: target.https_port,
+                 Transport.NETCONF: target.netconf_port}
+        return ports[self.transport]
 
     @abstractmethod
     def min_round_trips(self, n_commands: int) -> int: ...
 
     @abstractmethod
     def expected_round_trips(self, n_commands: int) -> int: ...
+
+    def parameters(self) -> dict[str, str | int] | None:
+        """Settings that change what an iteration does beyond the commands (NETCONF
+        framing and reply size); None for modes without any."""
+        return None
 
     @abstractmethod
     def session(self, target: Target) -> AbstractAsyncContextManager[Session]:

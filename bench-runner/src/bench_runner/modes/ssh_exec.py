@@ -7,6 +7,7 @@ import asyncssh
 
 from bench_runner.modes.base import IterationError, Mode, Session, Target, Transport
 from bench_runner.modes.ssh_options import client_options
+from bench_runner.roundtrips import SocketTrace, TracingConnector
 from bench_runner.validation import failure_summary
 
 
@@ -20,24 +21,35 @@ async def exec_command(conn: asyncssh.SSHClientConnection, command: str) -> str:
     return stdout
 
 
+@asynccontextmanager
+async def traced_connect(
+    target: Target, trace: SocketTrace, port: int | None = None
+) -> AsyncIterator[asyncssh.SSHClientConnection]:
+    """``asyncssh.connect`` (to ``port``, default the SSH port) over a TCP connection whose
+    traffic ``trace`` records."""
+    async with asyncssh.connect(target.host, port or target.ssh_port,
+                                options=client_options(target),
+                                tunnel=TracingConnector(trace)) as conn:
+        yield conn
+
+
 class _FreshConnectionSession:
     def __init__(self, target: Target) -> None:
         self._target = target
-        self._options = client_options(target)
+        self.trace = SocketTrace()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         outputs = []
         for command in commands:
-            async with asyncssh.connect(
-                self._target.host, self._target.ssh_port, options=self._options
-            ) as conn:
+            async with traced_connect(self._target, self.trace) as conn:
                 outputs.append(await exec_command(conn, command))
         return outputs
 
 
 class _KeptConnectionSession:
-    def __init__(self, conn: asyncssh.SSHClientConnection) -> None:
+    def __init__(self, conn: asyncssh.SSHClientConnection, trace: SocketTrace) -> None:
         self._conn = conn
+        self.trace = trace
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         return [await exec_command(self._conn, command) for command in commands]
@@ -112,7 +124,46 @@ class SshReuseConnection(Mode):
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
-        async with asyncssh.connect(
-            target.host, target.ssh_port, options=client_options(target)
-        ) as conn:
-            yield _KeptConnectionSession(conn)
+        trace = SocketTrace()
+        async with traced_connect(target, trace) as conn:
+            yield _KeptConnectionSession(conn, trace)
+
+
+class _BatchExecSession:
+    def __init__(self, conn: asyncssh.SSHClientConnection, trace: SocketTrace) -> None:
+        self._conn = conn
+        self.trace = trace
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        return [await exec_command(self._conn, "\n".join(commands))]
+
+
+class SshBatchExec(Mode):
+    """One SSH connection kept for the whole run; per iteration one exec channel whose
+    command string carries every command, separated by newlines (the device runs them in
+    order, exit status 1 if any failed).
+
+    Lower bound per iteration, 2 round trips: channel open confirmation, then the exec
+    request answered with the combined output. Expected with asyncssh: 2 (plus TCP-level
+    waiting for the larger combined output and sshd's exit status and close).
+    """
+
+    name = "ssh/batch-exec"
+    transport = Transport.SSH
+    client = "asyncssh"
+    description = (
+        "asyncssh; one SSH connection kept; per iteration one exec channel running every "
+        "command (separated by newlines)"
+    )
+
+    def min_round_trips(self, n_commands: int) -> int:
+        return 2
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        return 2
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        trace = SocketTrace()
+        async with traced_connect(target, trace) as conn:
+            yield _BatchExecSession(conn, trace)

@@ -29,6 +29,18 @@ def mode_tags(run: RunResult, mode: ModeResult) -> dict[str, str]:
     }
 
 
+def resource_fields(mode: ModeResult) -> dict[str, float | int | None]:
+    usage = mode.resources
+    if usage is None:
+        return {}
+    return {
+        "runner_cpu_s": usage.runner_cpu_s,
+        "runner_rss_peak_bytes": usage.runner_rss_peak_bytes,
+        "device_cpu_s": usage.device_cpu_s,
+        "device_memory_peak_bytes": usage.device_memory_peak_bytes,
+    }
+
+
 def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
     points: list[Point] = []
     for mode_run in mode_runs:
@@ -58,9 +70,14 @@ def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
                 "mean_ms": stats.mean_ms,
                 "p50_ms": stats.p50_ms,
                 "p95_ms": stats.p95_ms,
+                "p99_ms": stats.p99_ms,
                 "stddev_ms": stats.stddev_ms,
+                "warmup_discarded": stats.warmup_discarded,
+                "speedup_vs_baseline": mode.speedup_vs_baseline,
+                "client_version": mode.client_version,
                 "configured_rtt_ms": mode.configured_rtt_ms,
                 "verified_rtt_ms": mode.verified_rtt_ms,
+                **resource_fields(mode),
             },
             timestamp_ms=epoch_ms(run.finished_at),
         ))

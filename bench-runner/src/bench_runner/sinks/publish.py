@@ -16,7 +16,15 @@ def influx_writer(settings: Settings) -> influx.InfluxWriter:
     )
 
 
+def published_only(run: RunResult, mode_runs: list[ModeRun]) -> tuple[RunResult, list[ModeRun]]:
+    """Leave out modes the verified-RTT gate refused: their numbers would be attributed to
+    a latency that was not in effect. results.json keeps them (published: false)."""
+    kept = [mode_run for mode_run in mode_runs if mode_run.result.published]
+    return run.model_copy(update={"modes": [mode_run.result for mode_run in kept]}), kept
+
+
 def publish_run(settings: Settings, run: RunResult, mode_runs: list[ModeRun]) -> list[Delivery]:
+    run, mode_runs = published_only(run, mode_runs)
     spool = Spool(settings.spool_dir)
     lines = format_points(influx.run_points(run, mode_runs))
     return [

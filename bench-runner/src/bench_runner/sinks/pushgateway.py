@@ -21,6 +21,7 @@ RUN_LABELS = ("run_id", "profile", "engine")
 DURATION_GAUGES = {
     "p50": "p50_ms",
     "p95": "p95_ms",
+    "p99": "p99_ms",
     "mean": "mean_ms",
     "min": "min_ms",
     "max": "max_ms",

@@ -1,0 +1,382 @@
+"""SSH modes with the libraries people use: paramiko, the OpenSSH client, netmiko, scrapli.
+
+Each class is the same mode (same name and round-trip lower bound) as the asyncssh floor
+client's, driven by another client. Blocking libraries (paramiko, netmiko) run in a worker
+thread so the runner's event loop keeps sampling resources; their own timeouts bound a
+stuck call (the iteration timeout stops waiting for it, it cannot kill the thread).
+"""
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import tempfile
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from functools import cache
+from pathlib import Path
+
+import paramiko
+from netmiko import ConnectHandler
+from scrapli.driver.core import AsyncIOSXEDriver
+
+from bench_runner.modes.base import IterationError, Session, Target
+from bench_runner.modes.ssh_exec import SshBatchExec, SshFreshConnection, SshReuseConnection
+from bench_runner.modes.ssh_pty import SshPtyFresh
+from bench_runner.validation import failure_summary
+
+LIBRARY_TIMEOUT_S = 60.0
+CONTROL_MASTER_WAIT_S = 30.0
+
+
+# --- paramiko -------------------------------------------------------------------------------
+
+def paramiko_connect(target: Target) -> paramiko.SSHClient:
+    """Password login only; host keys accepted unchecked (the lab device regenerates them)."""
+    client = paramiko.SSHClient()
+    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+    client.connect(
+        target.host, target.ssh_port, username=target.username, password=target.password,
+        look_for_keys=False, allow_agent=False, timeout=LIBRARY_TIMEOUT_S,
+        banner_timeout=LIBRARY_TIMEOUT_S, auth_timeout=LIBRARY_TIMEOUT_S,
+    )
+    return client
+
+
+def paramiko_exec(client: paramiko.SSHClient, command: str) -> str:
+    _, stdout, _ = client.exec_command(command, timeout=LIBRARY_TIMEOUT_S)
+    output = stdout.read().decode("utf-8", errors="replace")
+    status = stdout.channel.recv_exit_status()
+    if status != 0:
+        raise IterationError(f"{command}: exit status {status}: {failure_summary(output)}")
+    return output
+
+
+class _ParamikoFreshSession:
+    def __init__(self, target: Target) -> None:
+        self._target = target
+
+    def run_sync(self, commands: Sequence[str]) -> list[str]:
+        outputs = []
+        for command in commands:
+            client = paramiko_connect(self._target)
+            try:
+                outputs.append(paramiko_exec(client, command))
+            finally:
+                client.close()
+        return outputs
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        return await asyncio.to_thread(self.run_sync, commands)
+
+
+class _ParamikoKeptSession:
+    def __init__(self, client: paramiko.SSHClient, *, batch: bool) -> None:
+        self._client = client
+        self._batch = batch
+
+    def run_sync(self, commands: Sequence[str]) -> list[str]:
+        if self._batch:
+            return [paramiko_exec(self._client, "\n".join(commands))]
+        return [paramiko_exec(self._client, command) for command in commands]
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        return await asyncio.to_thread(self.run_sync, commands)
+
+
+@asynccontextmanager
+async def _paramiko_kept(target: Target, *, batch: bool) -> AsyncIterator[Session]:
+    client = await asyncio.to_thread(paramiko_connect, target)
+    try:
+        yield _ParamikoKeptSession(client, batch=batch)
+    finally:
+        client.close()
+
+
+class ParamikoFreshConnection(SshFreshConnection):
+    """paramiko: a new SSHClient (TCP, key exchange, password auth) per command, exec, close.
+    Lower bound 4 round trips per command, as for the mode."""
+
+    client = "paramiko"
+    floor = False
+    description = "paramiko; a new SSHClient connection per command, exec_command, close"
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        return 12 * n_commands  # measured 12.4 per command at 30 ms (README)
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        yield _ParamikoFreshSession(target)
+
+
+class ParamikoReuseConnection(SshReuseConnection):
+    """paramiko: one SSHClient kept; exec_command (a new channel) per command.
+    Lower bound 2 round trips per command."""
+
+    client = "paramiko"
+    floor = False
+    description = "paramiko; one SSHClient kept; exec_command (new channel) per command"
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        return 3 * n_commands  # measured 2.9 per command at 30 ms (README)
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        async with _paramiko_kept(target, batch=False) as session:
+            yield session
+
+
+class ParamikoBatchExec(SshBatchExec):
+    """paramiko: one SSHClient kept; one exec_command per iteration with every command
+    separated by newlines. Lower bound 2 round trips per iteration."""
+
+    client = "paramiko"
+    floor = False
+    description = "paramiko; one SSHClient kept; one exec_command with every command"
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        async with _paramiko_kept(target, batch=True) as session:
+            yield session
+
+
+# --- OpenSSH client -------------------------------------------------------------------------
+
+OPENSSH_OPTIONS = (
+    "-F", "/dev/null",  # nothing from the local user's ssh_config
+    "-o", "StrictHostKeyChecking=no",  # the lab device regenerates its host keys
+    "-o", "UserKnownHostsFile=/dev/null",
+    "-o", "PreferredAuthentications=password",
+    "-o", "PubkeyAuthentication=no",
+    "-o", "NumberOfPasswordPrompts=1",
+    "-o", "ConnectTimeout=30",
+    "-o", "LogLevel=ERROR",
+)
+
+
+@cache
+def openssh_version() -> str:
+    """``ssh -V`` (printed on stderr), e.g. ``OpenSSH_9.2p1 Debian-2+deb12u3, OpenSSL 3.0.15``."""
+    try:
+        proc = subprocess.run(["ssh", "-V"], capture_output=True, text=True, timeout=10,
+                              check=False)
+    except OSError:
+        return "unknown"
+    return (proc.stderr or proc.stdout).strip() or "unknown"
+
+
+def openssh_argv(target: Target, *extra: str) -> list[str]:
+    """sshpass reads the password from $SSHPASS (never on the command line)."""
+    return ["sshpass", "-e", "ssh", *OPENSSH_OPTIONS, "-p", str(target.ssh_port), *extra,
+            f"{target.username}@{target.host}"]
+
+
+async def openssh_exec(target: Target, command: str, *extra: str) -> str:
+    process = await asyncio.create_subprocess_exec(
+        *openssh_argv(target, *extra), command,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, env={**os.environ, "SSHPASS": target.password},
+    )
+    stdout, stderr = await process.communicate()
+    output = stdout.decode("utf-8", errors="replace")
+    if process.returncode != 0:
+        reason = failure_summary(output) or failure_summary(stderr.decode(errors="replace"))
+        raise IterationError(f"{command}: ssh exit status {process.returncode}: {reason}")
+    return output
+
+
+class _OpensshFreshSession:
+    def __init__(self, target: Target) -> None:
+        self._target = target
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        return [await openssh_exec(self._target, command) for command in commands]
+
+
+class _OpensshMuxSession:
+    def __init__(self, target: Target, control_path: Path, *, batch: bool) -> None:
+        self._target = target
+        self._mux = ("-o", "ControlMaster=no", "-o", f"ControlPath={control_path}")
+        self._batch = batch
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        if self._batch:
+            return [await openssh_exec(self._target, "\n".join(commands), *self._mux)]
+        return [await openssh_exec(self._target, command, *self._mux) for command in commands]
+
+
+@asynccontextmanager
+async def _openssh_master(target: Target, *, batch: bool) -> AsyncIterator[Session]:
+    """A ControlMaster connection kept as a child process (-N: no command); every measured
+    ssh invocation multiplexes a new channel over it, as with Ansible's ControlPersist."""
+    with tempfile.TemporaryDirectory(prefix="bench-ssh-") as directory:
+        control_path = Path(directory) / "mux"
+        master = await asyncio.create_subprocess_exec(
+            *openssh_argv(target, "-N", "-o", "ControlMaster=yes",
+                          "-o", f"ControlPath={control_path}"),
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE, env={**os.environ, "SSHPASS": target.password},
+        )
+        try:
+            await _wait_for_socket(master, control_path)
+            yield _OpensshMuxSession(target, control_path, batch=batch)
+        finally:
+            if master.returncode is None:
+                master.terminate()
+            with contextlib.suppress(ProcessLookupError):
+                await master.wait()
+
+
+async def _wait_for_socket(master: asyncio.subprocess.Process, control_path: Path) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + CONTROL_MASTER_WAIT_S
+    while not await asyncio.to_thread(control_path.exists):
+        if master.returncode is not None:
+            stderr = await master.stderr.read() if master.stderr else b""
+            raise IterationError(f"ssh ControlMaster exited {master.returncode}: "
+                                 f"{stderr.decode(errors='replace').strip()}")
+        if loop.time() > deadline:
+            raise IterationError(f"ssh ControlMaster socket missing after "
+                                 f"{CONTROL_MASTER_WAIT_S:g} s")
+        await asyncio.sleep(0.05)
+
+
+class OpensshFreshConnection(SshFreshConnection):
+    """The OpenSSH client (``ssh user@device cmd``, password via sshpass), a new process and
+    connection per command. Lower bound 4 round trips per command."""
+
+    client = "openssh"
+    floor = False
+    description = "OpenSSH ssh (via sshpass); a new process and connection per command"
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        return 9 * n_commands  # measured 8.6 per command at 30 ms (README)
+
+    def client_version(self) -> str:
+        return openssh_version()
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        yield _OpensshFreshSession(target)
+
+
+class OpensshReuseConnection(SshReuseConnection):
+    """The OpenSSH client multiplexed over a kept ControlMaster connection: per command a
+    new ssh process that opens a channel on the master. Lower bound 2 round trips per
+    command (the local mux socket adds no network round trip)."""
+
+    client = "openssh"
+    floor = False
+    description = ("OpenSSH ssh; ControlMaster connection kept; per command a new ssh process "
+                   "multiplexing an exec channel over it (Ansible ControlPersist)")
+
+    def client_version(self) -> str:
+        return openssh_version()
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        async with _openssh_master(target, batch=False) as session:
+            yield session
+
+
+class OpensshBatchExec(SshBatchExec):
+    """The OpenSSH client over a kept ControlMaster connection, one exec per iteration with
+    every command separated by newlines. Lower bound 2 round trips per iteration."""
+
+    client = "openssh"
+    floor = False
+    description = ("OpenSSH ssh; ControlMaster connection kept; one ssh process per iteration "
+                   "running every command")
+
+    def client_version(self) -> str:
+        return openssh_version()
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        async with _openssh_master(target, batch=True) as session:
+            yield session
+
+
+# --- netmiko --------------------------------------------------------------------------------
+
+class _NetmikoSession:
+    def __init__(self, target: Target) -> None:
+        self._target = target
+
+    def run_sync(self, commands: Sequence[str]) -> list[str]:
+        connection = ConnectHandler(
+            device_type="cisco_ios", host=self._target.host, port=self._target.ssh_port,
+            username=self._target.username, password=self._target.password,
+            use_keys=False, allow_agent=False, ssh_config_file=None,
+            conn_timeout=LIBRARY_TIMEOUT_S, auth_timeout=LIBRARY_TIMEOUT_S,
+        )
+        try:
+            return [str(connection.send_command(command, read_timeout=LIBRARY_TIMEOUT_S))
+                    for command in commands]
+        finally:
+            connection.disconnect()
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        return await asyncio.to_thread(self.run_sync, commands)
+
+
+class NetmikoPtyFresh(SshPtyFresh):
+    """netmiko (device_type cisco_ios, default settings): per iteration ConnectHandler
+    (connection, PTY shell, netmiko's session preparation: prompt detection, terminal
+    width, terminal length 0), send_command per command, disconnect. Lower bound
+    6 + n round trips, as for the mode."""
+
+    client = "netmiko"
+    floor = False
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        # measured 24.6 for 5 commands at 30 ms (README): the asyncssh client's 14 + 2 + n
+        # plus the library's extra prompt probes and reads.
+        return 20 + n_commands
+    description = ("netmiko cisco_ios; per iteration ConnectHandler (session preparation), "
+                   "send_command per command, disconnect")
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        yield _NetmikoSession(target)
+
+
+# --- scrapli --------------------------------------------------------------------------------
+
+class _ScrapliSession:
+    def __init__(self, target: Target) -> None:
+        self._target = target
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        driver = AsyncIOSXEDriver(
+            host=self._target.host, port=self._target.ssh_port,
+            auth_username=self._target.username, auth_password=self._target.password,
+            auth_strict_key=False, ssh_config_file=False, transport="asyncssh",
+            timeout_socket=LIBRARY_TIMEOUT_S, timeout_transport=LIBRARY_TIMEOUT_S,
+            timeout_ops=LIBRARY_TIMEOUT_S,
+        )
+        await driver.open()
+        try:
+            return [(await driver.send_command(command)).result for command in commands]
+        finally:
+            await driver.close()
+
+
+class ScrapliPtyFresh(SshPtyFresh):
+    """scrapli AsyncIOSXEDriver over its asyncssh transport: per iteration open (connection,
+    PTY shell, privilege check, terminal length 0 and width), send_command per command,
+    close. Lower bound 6 + n round trips, as for the mode."""
+
+    client = "scrapli"
+    floor = False
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        # measured 24.6 for 5 commands at 30 ms (README): the asyncssh client's 14 + 2 + n
+        # plus the library's extra prompt probes and reads.
+        return 20 + n_commands
+    description = ("scrapli AsyncIOSXEDriver (asyncssh transport); per iteration open, "
+                   "send_command per command, close")
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        yield _ScrapliSession(target)

@@ -1,0 +1,132 @@
+"""Files written next to results.json: CSV tables and the run manifest."""
+
+import csv
+import io
+import json
+import os
+import platform
+import ssl
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench_runner.modes import ALL_MODES
+from bench_runner.results import RunResult
+from bench_runner.runner import ModeRun
+
+ITERATION_COLUMNS = ("run_id", "profile", "engine", "mode", "transport", "client",
+                     "client_version", "iteration", "started_at", "wall_ms", "ok", "error",
+                     "round_trips")
+MODE_COLUMNS = ("run_id", "profile", "engine", "mode", "transport", "client", "client_version",
+                "ok", "published", "n", "errors", "warmup_discarded", "min_ms", "max_ms",
+                "mean_ms", "p50_ms", "p95_ms", "p99_ms", "stddev_ms", "configured_rtt_ms",
+                "verified_rtt_ms", "min_round_trips", "expected_round_trips",
+                "speedup_vs_baseline", "counted_round_trips_p50", "runner_cpu_s",
+                "runner_rss_peak_bytes", "device_cpu_s", "device_memory_peak_bytes")
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
+
+
+def _csv_text(columns: tuple[str, ...], rows: list[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def iteration_rows(run: RunResult, mode_runs: list[ModeRun]) -> list[dict[str, Any]]:
+    rows = []
+    for mode_run in mode_runs:
+        mode = mode_run.result
+        for record in mode_run.records:
+            rows.append({
+                "run_id": run.run_id, "profile": run.profile.name, "engine": run.profile.engine,
+                "mode": mode.mode, "transport": mode.transport, "client": mode.client,
+                "client_version": mode.client_version, "iteration": record.iteration,
+                "started_at": record.started_at.isoformat(), "wall_ms": record.wall_ms,
+                "ok": record.ok, "error": record.error or "",
+                "round_trips": record.round_trips,
+            })
+    return rows
+
+
+def mode_rows(run: RunResult) -> list[dict[str, Any]]:
+    rows = []
+    for mode in run.modes:
+        stats = mode.stats
+        resources = mode.resources
+        rows.append({
+            "run_id": run.run_id, "profile": run.profile.name, "engine": run.profile.engine,
+            "mode": mode.mode, "transport": mode.transport, "client": mode.client,
+            "client_version": mode.client_version, "ok": mode.ok, "published": mode.published,
+            "n": stats.n, "errors": stats.errors, "warmup_discarded": stats.warmup_discarded,
+            "min_ms": stats.min_ms, "max_ms": stats.max_ms, "mean_ms": stats.mean_ms,
+            "p50_ms": stats.p50_ms, "p95_ms": stats.p95_ms, "p99_ms": stats.p99_ms,
+            "stddev_ms": stats.stddev_ms, "configured_rtt_ms": mode.configured_rtt_ms,
+            "verified_rtt_ms": mode.verified_rtt_ms, "min_round_trips": mode.min_round_trips,
+            "expected_round_trips": mode.expected_round_trips,
+            "speedup_vs_baseline": mode.speedup_vs_baseline,
+            "counted_round_trips_p50": mode.round_trips.p50 if mode.round_trips else None,
+            "runner_cpu_s": resources.runner_cpu_s if resources else None,
+            "runner_rss_peak_bytes": resources.runner_rss_peak_bytes if resources else None,
+            "device_cpu_s": resources.device_cpu_s if resources else None,
+            "device_memory_peak_bytes": resources.device_memory_peak_bytes if resources else None,
+        })
+    return rows
+
+
+def library_versions() -> dict[str, str]:
+    """Every client the runner can drive, with its version (OpenSSH from ``ssh -V``)."""
+    versions: dict[str, str] = {}
+    for mode in ALL_MODES:
+        versions.setdefault(mode.client, mode.client_version())
+    versions["openssl"] = ssl.OPENSSL_VERSION
+    return versions
+
+
+def manifest(run: RunResult, argv: list[str]) -> dict[str, Any]:
+    device = run.device
+    return {
+        "run_id": run.run_id,
+        "schema_version": run.schema_version,
+        "command": argv,
+        "plan": run.plan,
+        "lab": {"commit": run.lab.commit, "images": run.lab.images},
+        "runner": {
+            "version": run.runner.version, "python": run.runner.python,
+            "kernel": platform.release(), "platform": sys.platform,
+        },
+        "device": {
+            "version": device.get("device_version"), "platform": device.get("platform"),
+            "sshd": device.get("openssh_version"), "nginx": device.get("nginx_version"),
+            "kernel": device.get("kernel"), "raw": device,
+        },
+        "target": run.target.model_dump(),
+        "netem": {
+            "profile": run.profile.name, "engine": run.profile.engine,
+            "engine_reason": run.profile.engine_reason, "applied_at": run.profile.applied_at,
+            "readback": run.profile.readback,
+        },
+        "libraries": library_versions(),
+    }
+
+
+def write_outputs(run: RunResult, mode_runs: list[ModeRun], results_dir: Path,
+                  argv: list[str]) -> list[Path]:
+    """``iterations.csv``, ``modes.csv`` and ``manifest.json`` in ``<results_dir>/<run_id>/``."""
+    run_dir = results_dir / run.run_id
+    run_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in (
+        ("iterations.csv", _csv_text(ITERATION_COLUMNS, iteration_rows(run, mode_runs))),
+        ("modes.csv", _csv_text(MODE_COLUMNS, mode_rows(run))),
+        ("manifest.json", json.dumps(manifest(run, argv), indent=2) + "\n"),
+    ):
+        _atomic_write(run_dir / name, text)
+        written.append(run_dir / name)
+    return written

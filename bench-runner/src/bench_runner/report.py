@@ -1,0 +1,86 @@
+"""`bench-runner report`: how close runs come to the physics, and what the harness costs.
+
+Per mode: p50 against its round-trip lower bound (``min_round_trips x verified RTT``) and
+the harness overhead per iteration: the measured span (``resources.elapsed_s``) minus the
+time inside the measured iterations, relative to the latter. Per run: its wall time
+against the RTT-bound minimum of everything it ran, ``sum((warmup + iterations) x
+min_round_trips x configured RTT)``, which is only meaningful under added delay.
+"""
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ModeFigures:
+    run_id: str
+    profile: str
+    mode: str
+    client: str
+    p50_ms: float | None
+    bound_ms: float | None
+    overhead_pct: float | None
+
+    @property
+    def p50_over_bound(self) -> float | None:
+        if self.p50_ms is None or not self.bound_ms:
+            return None
+        return self.p50_ms / self.bound_ms
+
+
+@dataclass(frozen=True)
+class RunFigures:
+    run_id: str
+    profile: str
+    wall_s: float
+    rtt_bound_s: float
+    modes: list[ModeFigures]
+
+    @property
+    def wall_over_bound(self) -> float | None:
+        return self.wall_s / self.rtt_bound_s if self.rtt_bound_s else None
+
+
+def _seconds_between(start: str, end: str) -> float:
+    return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
+
+
+def mode_figures(run_id: str, profile: str, mode: dict[str, Any]) -> ModeFigures:
+    stats = mode["stats"]
+    rtt = mode.get("verified_rtt_ms")
+    bound = mode["min_round_trips"] * rtt if rtt else None
+    overhead = None
+    resources = mode.get("resources")
+    samples = mode.get("samples_ms") or []
+    if resources and "elapsed_s" in resources and samples and stats.get("errors") == 0:
+        inside_ms = sum(samples)
+        overhead = 100.0 * (resources["elapsed_s"] * 1000.0 - inside_ms) / inside_ms
+    return ModeFigures(run_id, profile, mode["mode"], mode["client"], stats.get("p50_ms"),
+                       bound, overhead)
+
+
+def run_figures(document: dict[str, Any]) -> RunFigures:
+    profile = document["profile"]
+    bound_ms = sum(
+        (mode["warmup"] + mode["iterations"]) * mode["min_round_trips"] * profile["rtt_ms"]
+        for mode in document["modes"]
+    )
+    return RunFigures(
+        run_id=document["run_id"],
+        profile=profile["name"],
+        wall_s=_seconds_between(document["started_at"], document["finished_at"]),
+        rtt_bound_s=bound_ms / 1000.0,
+        modes=[mode_figures(document["run_id"], profile["name"], m) for m in document["modes"]],
+    )
+
+
+def load_runs(results_dir: Path, prefixes: list[str]) -> list[RunFigures]:
+    """Runs whose directory name starts with one of ``prefixes``, oldest name first."""
+    paths = sorted(
+        path for path in results_dir.glob("*/results.json")
+        if any(path.parent.name.startswith(prefix) for prefix in prefixes)
+    )
+    return [run_figures(json.loads(path.read_text(encoding="utf-8"))) for path in paths]

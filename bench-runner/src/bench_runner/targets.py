@@ -1,0 +1,71 @@
+"""``--targets inventory.yaml``: real devices instead of the emulator.
+
+```yaml
+targets:
+  - name: edge-r1              # required, used in run ids
+    host: 198.18.10.1          # required
+    ssh_port: 22               # default 22
+    https_port: 443            # default 443
+    netconf_port: 830          # default 830
+    platform: cisco_iosxe      # recorded only
+    username_env: EDGE_R1_USERNAME   # environment variable names; default DEVICE_USERNAME
+    password_env: EDGE_R1_PASSWORD   # and DEVICE_PASSWORD
+    metrics_url: null          # a device metrics endpoint, if it has one
+```
+
+Credentials never live in the file: only the names of the environment variables that hold
+them.
+"""
+
+import os
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bench_runner.modes import Target
+from bench_runner.plan import PlanError
+
+
+class TargetSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9._-]+$")
+    host: str
+    ssh_port: int = Field(default=22, ge=1, le=65535)
+    https_port: int = Field(default=443, ge=1, le=65535)
+    netconf_port: int = Field(default=830, ge=1, le=65535)
+    platform: str | None = None
+    username_env: str = "DEVICE_USERNAME"
+    password_env: str = "DEVICE_PASSWORD"
+    metrics_url: str | None = None
+
+    def target(self) -> Target:
+        missing = [name for name in (self.username_env, self.password_env)
+                   if not os.environ.get(name)]
+        if missing:
+            raise PlanError(f"target {self.name}: environment variable(s) "
+                            f"{', '.join(missing)} not set")
+        return Target(host=self.host, ssh_port=self.ssh_port, https_port=self.https_port,
+                      netconf_port=self.netconf_port,
+                      username=os.environ[self.username_env],
+                      password=os.environ[self.password_env])
+
+
+class Inventory(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    targets: list[TargetSpec] = Field(min_length=1)
+
+
+def load_inventory(path: Path) -> Inventory:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        inventory = Inventory.model_validate(data)
+    except (OSError, yaml.YAMLError, ValidationError) as exc:
+        raise PlanError(f"inventory {path}: {exc}") from exc
+    names = [spec.name for spec in inventory.targets]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise PlanError(f"inventory {path}: duplicate target name(s) {', '.join(duplicates)}")
+    return inventory

@@ -1,0 +1,98 @@
+from pathlib import Path
+
+import pytest
+
+from bench_runner.modes import select_modes
+from bench_runner.plan import BUILTIN_PLANS, PlanError, load_plan, parse_plan
+from bench_runner.targets import load_inventory
+
+
+@pytest.mark.parametrize("name", BUILTIN_PLANS)
+def test_builtin_plans_load_and_select(name: str) -> None:
+    plan = load_plan(name)
+    assert plan.name == name
+    selection = select_modes(plan.mode_names(), plan.client_names())
+    assert selection.modes
+
+
+def test_default_plan_is_the_stable_default() -> None:
+    plan = load_plan(None)
+    assert plan.profiles == ["local"]
+    assert (plan.iterations, plan.warmup) == (20, 2)
+    assert plan.mode_names() is None
+    assert plan.client_names() == ["floor"]
+    assert plan.baseline == "ssh/pty-fresh"
+    assert plan.commands == ["show version", "show clock", "show ip interface brief",
+                             "show inventory", "show running-config"]
+
+
+def test_plan_fields_and_defaults() -> None:
+    plan = parse_plan("profiles: [regional, leo]\nmodes: [ssh/batch-exec]\n"
+                      "clients: [paramiko, openssh]\niterations: 5\ncommands: [' show clock ']\n",
+                      "test")
+    assert plan.profiles == ["regional", "leo"]
+    assert plan.mode_names() == ["ssh/batch-exec"]
+    assert plan.client_names() == ["paramiko", "openssh"]
+    assert plan.iterations == 5
+    assert plan.warmup == 2
+    assert plan.commands == ["show clock"]
+    assert parse_plan("", "empty").name == "default"
+    assert parse_plan("modes: all\nclients: all\n", "t").mode_names() == ["all"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("iterations: 0", "iterations"),
+        ("profile: regional", "profile"),  # a typo of profiles is rejected, not ignored
+        ("commands: ['']", "blank"),
+        ("- a\n- b", "mapping"),
+        ("modes: [", "not YAML"),
+        ("profiles: []", "profiles"),
+    ],
+)
+def test_bad_plans_are_rejected(text: str, message: str) -> None:
+    with pytest.raises(PlanError, match=message):
+        parse_plan(text, "bad.yaml")
+
+
+def test_plan_file_and_missing_plan(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text("name: mine\niterations: 3\n")
+    assert load_plan(str(path)).name == "mine"
+    with pytest.raises(PlanError, match="built-in plans"):
+        load_plan(str(tmp_path / "nope.yaml"))
+
+
+def test_inventory_reads_credentials_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "inventory.yaml"
+    path.write_text(
+        "targets:\n"
+        "  - {name: edge-r1, host: 198.18.10.1, platform: cisco_iosxe,\n"
+        "     username_env: EDGE_USER, password_env: EDGE_PASS}\n"
+        "  - {name: edge-r2, host: 198.18.10.2, ssh_port: 2222}\n"
+    )
+    monkeypatch.setenv("EDGE_USER", "ops")
+    monkeypatch.setenv("EDGE_PASS", "s3cret")
+    monkeypatch.setenv("DEVICE_USERNAME", "admin")
+    monkeypatch.setenv("DEVICE_PASSWORD", "pw")
+    inventory = load_inventory(path)
+    first, second = (spec.target() for spec in inventory.targets)
+    assert (first.host, first.username, first.password, first.https_port) == (
+        "198.18.10.1", "ops", "s3cret", 443)
+    assert (second.ssh_port, second.username) == (2222, "admin")
+    monkeypatch.delenv("EDGE_PASS")
+    with pytest.raises(PlanError, match="EDGE_PASS"):
+        inventory.targets[0].target()
+
+
+def test_inventory_rejects_duplicates_and_bad_names(tmp_path: Path) -> None:
+    path = tmp_path / "inventory.yaml"
+    path.write_text("targets:\n  - {name: a, host: h}\n  - {name: a, host: h2}\n")
+    with pytest.raises(PlanError, match="duplicate"):
+        load_inventory(path)
+    path.write_text("targets:\n  - {name: 'a b', host: h}\n")
+    with pytest.raises(PlanError, match="name"):
+        load_inventory(path)

@@ -1,0 +1,33 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from bench_runner.report import load_runs
+from bench_runner.results import RunResult, write_results
+from bench_runner.runner import ModeRun
+
+
+def test_report_figures(tmp_path: Path, sample_run: tuple[RunResult, list[ModeRun]]) -> None:
+    run, _ = sample_run
+    document = json.loads(run.model_dump_json())
+    # keep-alive: 2 samples 31.5 + 32.5 = 64 ms inside a 0.0656 s span: 2.5 % overhead
+    document["modes"][0]["resources"] = {
+        "elapsed_s": 0.0656, "runner_cpu_s": 0.01, "runner_rss_peak_bytes": 1,
+        "device_cpu_s": None, "device_memory_peak_bytes": None, "device_samples": 0,
+        "device_error": "x",
+    }
+    write_results(RunResult.model_validate(document), tmp_path)
+    (tmp_path / "other").mkdir()  # a directory without results.json is skipped
+    runs = load_runs(tmp_path, ["20261122T110000Z"])
+    assert len(runs) == 1
+    figures = runs[0]
+    assert figures.wall_s == 60.0
+    # (warmup 0 + 2 iterations) x (1 + 2 round trips) x 30 ms, one command each
+    assert figures.rtt_bound_s == pytest.approx(0.18)
+    keep_alive, reuse = figures.modes
+    assert keep_alive.bound_ms == pytest.approx(30.4)
+    assert keep_alive.p50_over_bound == pytest.approx(32.0 / 30.4)
+    assert keep_alive.overhead_pct == pytest.approx(2.5)
+    assert reuse.overhead_pct is None  # a failed iteration: the span is not all samples
+    assert load_runs(tmp_path, ["nope"]) == []

@@ -1,0 +1,94 @@
+import asyncio
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from bench_runner.resources import ResourceMonitor, parse_device_metrics
+
+EXPOSITION = """# HELP device_container_cpu_seconds_total CPU time of the container.
+# TYPE device_container_cpu_seconds_total counter
+device_container_cpu_seconds_total {cpu}
+# HELP device_container_memory_bytes Memory of the container.
+# TYPE device_container_memory_bytes gauge
+device_container_memory_bytes {memory}
+# HELP device_sessions_open Open sessions.
+# TYPE device_sessions_open gauge
+device_sessions_open{{transport="ssh"}} 1
+"""
+
+
+def test_parse_device_metrics() -> None:
+    sample = parse_device_metrics(EXPOSITION.format(cpu="1.5", memory="3.0949376e+07"))
+    assert sample.cpu_s == 1.5
+    assert sample.memory_bytes == 30949376
+
+
+def test_parse_device_metrics_requires_both_series() -> None:
+    with pytest.raises(ValueError, match="device_container_memory_bytes"):
+        parse_device_metrics("device_container_cpu_seconds_total 1\n")
+
+
+@pytest.fixture
+def metrics_server() -> Iterator[tuple[str, list[tuple[float, int]]]]:
+    """Serves a growing CPU counter and a memory gauge that peaks on the second scrape."""
+    script = [(10.0, 1000), (10.5, 5000), (11.25, 2000)]
+    served: list[tuple[float, int]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            cpu, memory = script[min(len(served), len(script) - 1)]
+            served.append((cpu, memory))
+            body = EXPOSITION.format(cpu=cpu, memory=memory).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", served
+    server.shutdown()
+    server.server_close()
+
+
+def test_monitor_reads_device_and_runner(
+    metrics_server: tuple[str, list[tuple[float, int]]],
+) -> None:
+    url, served = metrics_server
+
+    async def scenario() -> ResourceMonitor:
+        async with ResourceMonitor(url, interval_s=0.05) as monitor:
+            await asyncio.sleep(0.08)  # one periodic sample: the memory peak
+            sum(i * i for i in range(200_000))  # some runner CPU
+        return monitor
+
+    usage = asyncio.run(scenario()).usage
+    assert usage is not None
+    assert len(served) >= 3
+    assert usage.device_cpu_s == pytest.approx(served[-1][0] - 10.0)
+    assert usage.device_memory_peak_bytes == 5000
+    assert usage.device_samples == len(served)
+    assert usage.device_error is None
+    assert usage.runner_cpu_s > 0
+    assert usage.runner_rss_peak_bytes > 10_000_000
+
+
+def test_monitor_without_device_metrics_still_measures_the_runner() -> None:
+    async def scenario() -> ResourceMonitor:
+        async with ResourceMonitor("http://127.0.0.1:9", interval_s=10) as monitor:
+            pass
+        return monitor
+
+    usage = asyncio.run(scenario()).usage
+    assert usage is not None
+    assert usage.device_cpu_s is None
+    assert usage.device_memory_peak_bytes is None
+    assert usage.device_error is not None
+    assert "ConnectError" in usage.device_error
+    assert usage.runner_rss_peak_bytes > 0
