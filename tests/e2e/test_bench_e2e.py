@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ITERATIONS, BenchRun, influx_query, prom_wait
+from conftest import ITERATIONS, RESULTS_DIR, BenchRun, influx_query, prom_wait
 
 ALL_MODES = {
     "ssh/fresh-conn", "ssh/reuse-conn", "ssh/pty-fresh",
@@ -42,6 +42,14 @@ def test_results_carry_their_context(run: BenchRun) -> None:
         assert mode["client"] and mode["client_version"], mode["mode"]
         assert mode["verified_rtt_ms"] is not None, mode["mode"]
         assert mode["configured_rtt_ms"] == res["profile"]["rtt_ms"]
+        assert mode["rtt_check"]["passed"] and mode["published"], mode["mode"]
+        assert mode["resources"]["device_cpu_s"] is not None, mode["mode"]
+        assert mode["resources"]["device_memory_peak_bytes"] > 0, mode["mode"]
+        if mode["client"] == "asyncssh":
+            assert mode["round_trips"]["p50"] >= mode["min_round_trips"], mode["mode"]
+    run_dir = RESULTS_DIR / run.run_id
+    assert (run_dir / "manifest.json").exists()
+    assert (run_dir / "modes.csv").read_text().count("\n") == len(res["modes"]) + 1
 
 
 def test_influxdb_holds_one_point_per_iteration(run: BenchRun) -> None:
