@@ -76,6 +76,7 @@ write_settings() {
   "transcripts_dir": "/etc/device/transcripts",
   "events_socket": "$RUN_DIR/events.sock",
   "netconf_socket": "$RUN_DIR/netconf.sock",
+  "config_socket": "$RUN_DIR/config.sock",
   "netconf_base": "$DEVICE_NETCONF_BASE",
   "command_delay_ms": $((10#$DEVICE_COMMAND_DELAY_MS)),
   "started_at": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -10,7 +10,7 @@ from ncclient import manager
 from ncclient.operations import RPCError
 from scrapli_netconf.driver import NetconfDriver
 
-from conftest import HOST, HOST10, PASSWORD, USERNAME
+from conftest import HOST, HOST10, HOSTNAME, HOSTNAME10, PASSWORD, USERNAME
 
 BASE11 = "urn:ietf:params:netconf:base:1.1"
 NATIVE = "http://cisco.com/ns/yang/Cisco-IOS-XE-native"
@@ -20,6 +20,19 @@ PAYLOAD = "urn:transport-lab:payload"
 def nc_connect(host):
     return manager.connect(host=host, port=830, username=USERNAME, password=PASSWORD, hostkey_verify=False,
                            look_for_keys=False, allow_agent=False, timeout=30)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def restore_hostnames():
+    """The datastore is the device's one configuration: a hostname committed here renames the CLI prompt,
+    so put the original names back (through candidate and commit, keeping both datastores equal)."""
+    yield
+    for host, name in ((HOST, HOSTNAME), (HOST10, HOSTNAME10)):
+        with nc_connect(host) as m:
+            m.discard_changes()
+            m.edit_config(target="candidate", config=f"""<config xmlns="urn:ietf:params:xml:ns:netconf:base:1.0">
+                <native xmlns="{NATIVE}"><hostname>{name}</hostname></native></config>""")
+            m.commit()
 
 
 @pytest.mark.parametrize("host,base11", [(HOST, True), (HOST10, False)], ids=["base1.1-chunked", "base1.0-eom"])

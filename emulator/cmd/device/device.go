@@ -16,8 +16,10 @@ import (
 const defaultPlatform = "cisco_iosxe"
 
 // newEngine builds the command engine the settings describe; serve and
-// every shell process build the same one.
-func newEngine(s settings.Settings) (*engine.Engine, error) {
+// every shell process build the same one, on the daemon's configuration
+// store (in-process or through its socket). A nil config gives the engine
+// a private in-memory store.
+func newEngine(s settings.Settings, config engine.ConfigStore) (*engine.Engine, error) {
 	dir := s.TranscriptsDir
 	if s.Platform != defaultPlatform {
 		dir = filepath.Join(dir, s.Platform)
@@ -35,5 +37,6 @@ func newEngine(s settings.Settings) (*engine.Engine, error) {
 		Version:      version.Version,
 		StartedAt:    s.StartedAt,
 		CommandDelay: time.Duration(s.CommandDelayMS) * time.Millisecond,
+		Config:       config,
 	}, transcripts)
 }

@@ -14,7 +14,7 @@ import (
 const shippedTranscripts = "../../../transcripts"
 
 func TestShippedTranscriptsAnswerTheRunnerCommands(t *testing.T) {
-	e, err := newEngine(settings.Settings{Hostname: "edge-7", Platform: "cisco_iosxe", TranscriptsDir: shippedTranscripts})
+	e, err := newEngine(settings.Settings{Hostname: "edge-7", Platform: "cisco_iosxe", TranscriptsDir: shippedTranscripts}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestShippedTranscriptsAnswerTheRunnerCommands(t *testing.T) {
 func TestLoginShellNamesSelectTheShell(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "device.json")
 	body := `{"hostname":"edge-7","transcripts_dir":"` + shippedTranscripts + `","events_socket":"` +
-		filepath.Join(t.TempDir(), "none.sock") + `"}`
+		filepath.Join(t.TempDir(), "none.sock") + `","config_socket":"` + filepath.Join(t.TempDir(), "none.sock") + `"}`
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -53,13 +53,17 @@ func TestLoginShellNamesSelectTheShell(t *testing.T) {
 	if got := run([]string{"device-shell", "-settings", path, "-c", "show bogus"}); got != 1 {
 		t.Errorf("failing command exited %d, want 1", got)
 	}
+	// Without the daemon's configuration socket: a device error, not a hang.
+	if got := run([]string{"device-shell", "-settings", path, "-c", "show running-config\nshow clock"}); got != 1 {
+		t.Errorf("show running-config without the daemon exited %d, want 1", got)
+	}
 	if got := run([]string{"device", "nonsense"}); got != 2 {
 		t.Errorf("unknown subcommand exited %d, want 2", got)
 	}
 }
 
 func TestAristaTranscripts(t *testing.T) {
-	e, err := newEngine(settings.Settings{Hostname: "edge-8", Platform: "arista_eos", TranscriptsDir: shippedTranscripts})
+	e, err := newEngine(settings.Settings{Hostname: "edge-8", Platform: "arista_eos", TranscriptsDir: shippedTranscripts}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +83,7 @@ func TestAristaTranscripts(t *testing.T) {
 		!strings.Contains(out, "interface Ethernet9\n description from test\n") {
 		t.Errorf("running-config: %s", out)
 	}
-	if _, err := newEngine(settings.Settings{Hostname: "x", Platform: "junos", TranscriptsDir: shippedTranscripts}); err == nil {
+	if _, err := newEngine(settings.Settings{Hostname: "x", Platform: "junos", TranscriptsDir: shippedTranscripts}, nil); err == nil {
 		t.Error("platform without transcripts accepted")
 	}
 }

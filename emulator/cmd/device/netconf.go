@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/term"
 
+	"transportlab/emulator/internal/configdb"
 	"transportlab/emulator/internal/metrics"
 	"transportlab/emulator/internal/netconf/datastore"
 	"transportlab/emulator/internal/netconf/server"
@@ -80,9 +81,9 @@ func newNetconfServer(store *datastore.Store, s settings.Settings, m *metrics.Me
 	return &netconfServer{store: store, base11: s.NetconfBase == "1.1", metrics: m, log: log}
 }
 
-// listenNetconf creates the socket; the SSH account (any local user) must
-// reach it, as it may reach the NETCONF subsystem anyway.
-func listenNetconf(path string) (net.Listener, error) {
+// listenShared creates a socket every local user may reach: the SSH
+// account reaches the NETCONF subsystem and configuration mode anyway.
+func listenShared(path string) (net.Listener, error) {
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
@@ -130,28 +131,46 @@ func (r rpcRecorder) RPCServed(_, errorTag string) {
 	r.m.CommandServed(metrics.TransportNETCONF, errorTag)
 }
 
-// nativeModule and nativeNS name the IOS-XE native model used by the
-// initial configuration (the RESTCONF path prefix and the XML namespace).
-const (
-	nativeModule = "Cisco-IOS-XE-native"
-	nativeNS     = "http://cisco.com/ns/yang/Cisco-IOS-XE-native"
-)
-
-// initialConfig is the running configuration a fresh device starts with.
-func initialConfig(hostname string) []*xmltree.Node {
-	iface := func(name, description, address string) *xmltree.Node {
-		return xmltree.Elem(nativeNS, "GigabitEthernet",
-			xmltree.Leaf(nativeNS, "name", name),
-			xmltree.Leaf(nativeNS, "description", description),
-			xmltree.Elem(nativeNS, "ip", xmltree.Elem(nativeNS, "address", xmltree.Elem(nativeNS, "primary",
-				xmltree.Leaf(nativeNS, "address", address), xmltree.Leaf(nativeNS, "mask", "255.255.255.0")))))
+// initialConfig is the running configuration a fresh device starts with:
+// for cisco_iosxe the interfaces its running-config transcript used to
+// show, now held (and rendered) by the configuration store; other
+// platforms keep their interfaces in their transcripts.
+func initialConfig(hostname, platform string) []*xmltree.Node {
+	ns := configdb.NativeNS
+	iface := func(kind, name, description, address, mask string) *xmltree.Node {
+		n := xmltree.Elem(ns, kind, xmltree.Leaf(ns, "name", name))
+		if description != "" {
+			n.Children = append(n.Children, xmltree.Leaf(ns, "description", description))
+		}
+		n.Children = append(n.Children, xmltree.Elem(ns, "ip", xmltree.Elem(ns, "address", xmltree.Elem(ns, "primary",
+			xmltree.Leaf(ns, "address", address), xmltree.Leaf(ns, "mask", mask)))))
+		return n
 	}
-	return []*xmltree.Node{xmltree.Elem(nativeNS, "native",
-		xmltree.Leaf(nativeNS, "version", "17.9"),
-		xmltree.Leaf(nativeNS, "hostname", hostname),
-		xmltree.Elem(nativeNS, "interface",
-			iface("1", "uplink to core", "198.18.10.1"),
-			iface("2", "lab access", "198.18.20.1"),
-			iface("3", "unused", "198.18.30.1")),
-	)}
+	native := xmltree.Elem(ns, "native", xmltree.Leaf(ns, "version", "17.9"), xmltree.Leaf(ns, "hostname", hostname))
+	if platform == defaultPlatform {
+		native.Children = append(native.Children, xmltree.Elem(ns, "interface",
+			iface("Loopback", "0", "Router ID", "198.19.255.1", "255.255.255.255"),
+			iface("GigabitEthernet", "1", "Link to WAN emulator (lab transport under test)", "198.18.0.2", "255.255.255.252"),
+			iface("GigabitEthernet", "2", "Lab LAN A", "198.18.10.1", "255.255.255.0"),
+			iface("GigabitEthernet", "3", "Lab LAN B", "198.18.20.1", "255.255.255.0"),
+			iface("VirtualPortGroup", "0", "", "198.19.35.1", "255.255.255.0")))
+	}
+	return []*xmltree.Node{native}
+}
+
+// initialCLIConfig are the {block, line} pairs of the initial
+// configuration that have no place in the tree (see configdb).
+func initialCLIConfig(platform string) [][2]string {
+	if platform != defaultPlatform {
+		return nil
+	}
+	var lines [][2]string
+	for _, block := range []string{"interface GigabitEthernet1", "interface GigabitEthernet2", "interface GigabitEthernet3"} {
+		lines = append(lines, [2]string{block, "negotiation auto"})
+	}
+	for _, block := range []string{"interface GigabitEthernet1", "interface GigabitEthernet2", "interface GigabitEthernet3",
+		"interface VirtualPortGroup0"} {
+		lines = append(lines, [2]string{block, "no mop enabled"}, [2]string{block, "no mop sysid"})
+	}
+	return lines
 }

@@ -18,12 +18,12 @@ import (
 // relay as sshd would connect them, with pipes standing in for the channel.
 func TestSubsystemRelay(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "netconf.sock")
-	ln, err := listenNetconf(sock)
+	ln, err := listenShared(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := metrics.New(metrics.Sources{}, metrics.VersionInfo{})
-	srv := newNetconfServer(datastore.New(initialConfig("edge-7")), settings.Settings{NetconfBase: "1.0"}, m, slog.New(slog.DiscardHandler))
+	srv := newNetconfServer(datastore.New(initialConfig("edge-7", "cisco_iosxe")), settings.Settings{NetconfBase: "1.0"}, m, slog.New(slog.DiscardHandler))
 	go srv.Serve(ln)
 	defer ln.Close()
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"transportlab/emulator/internal/api"
+	"transportlab/emulator/internal/configdb"
 	"transportlab/emulator/internal/events"
 	"transportlab/emulator/internal/metrics"
 	"transportlab/emulator/internal/netconf/datastore"
@@ -57,7 +58,17 @@ func serve(settingsPath, apiSocket, apiGroup, metricsAddr, tunnelAddr string, so
 	if err != nil {
 		return err
 	}
-	e, err := newEngine(s)
+	// One configuration store for every transport: the NETCONF running
+	// datastore (also RESTCONF's), seen as CLI lines by the command engine
+	// of the HTTPS API here and of SSH shells through the config socket.
+	store := datastore.New(initialConfig(s.Hostname, s.Platform))
+	config := configdb.New(store, s.Hostname)
+	for _, line := range initialCLIConfig(s.Platform) {
+		if err := config.Apply(line[0], line[1]); err != nil {
+			return fmt.Errorf("initial configuration: %w", err)
+		}
+	}
+	e, err := newEngine(s, config)
 	if err != nil {
 		return err
 	}
@@ -73,11 +84,16 @@ func serve(settingsPath, apiSocket, apiGroup, metricsAddr, tunnelAddr string, so
 	if err != nil {
 		return fmt.Errorf("API socket: %w", err)
 	}
-	netconfListener, err := listenNetconf(s.NetconfSocket)
+	netconfListener, err := listenShared(s.NetconfSocket)
 	if err != nil {
 		return fmt.Errorf("NETCONF socket: %w", err)
 	}
 	defer netconfListener.Close()
+	configListener, err := listenShared(s.ConfigSocket)
+	if err != nil {
+		return fmt.Errorf("config socket: %w", err)
+	}
+	defer configListener.Close()
 	metricsListener, err := net.Listen("tcp", metricsAddr)
 	if err != nil {
 		return fmt.Errorf("metrics listener: %w", err)
@@ -87,22 +103,21 @@ func serve(settingsPath, apiSocket, apiGroup, metricsAddr, tunnelAddr string, so
 		return fmt.Errorf("tunnel target listener: %w", err)
 	}
 
-	// NETCONF sessions and RESTCONF share one configuration datastore.
-	store := datastore.New(initialConfig(s.Hostname))
-	rc := restconf.New(store, map[string]string{nativeModule: nativeNS})
+	rc := restconf.New(store, map[string]string{configdb.NativeModule: configdb.NativeNS})
 	apiServer := &http.Server{Handler: api.NewHandler(e, creds, m, rc), ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout: 120 * time.Second} // longer than nginx's upstream keepalive_timeout
 	metricsServer := &http.Server{Handler: m.Handler(info), ReadHeaderTimeout: 10 * time.Second}
 	tunnelServer := &http.Server{Handler: tunnel.Handler(), ReadHeaderTimeout: 10 * time.Second}
 
-	failed := make(chan error, 5)
+	failed := make(chan error, 6)
+	go func() { failed <- configdb.Serve(configListener, config) }()
 	go func() { failed <- tunnelServer.Serve(tunnelListener) }()
 	go func() { failed <- newNetconfServer(store, s, m, log).Serve(netconfListener) }()
 	go func() { failed <- apiServer.Serve(apiListener) }()
 	go func() { failed <- metricsServer.Serve(metricsListener) }()
 	go func() { failed <- eventListener.Serve(sshEventHandler(m), m.MalformedEvent) }()
 	log.Info("device ready", "hostname", s.Hostname, "platform", s.Platform, "version", version.Version,
-		"api_socket", apiSocket, "netconf_socket", s.NetconfSocket, "netconf_base", s.NetconfBase, "metrics", metricsAddr, "tunnel_target", tunnelAddr)
+		"api_socket", apiSocket, "netconf_socket", s.NetconfSocket, "config_socket", s.ConfigSocket, "netconf_base", s.NetconfBase, "metrics", metricsAddr, "tunnel_target", tunnelAddr)
 
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/term"
 
 	"transportlab/emulator/internal/cli"
+	"transportlab/emulator/internal/configdb"
 	"transportlab/emulator/internal/engine"
 	"transportlab/emulator/internal/events"
 	"transportlab/emulator/internal/metrics"
@@ -35,7 +36,10 @@ func runShell(args []string) int {
 		fmt.Fprintf(os.Stderr, "%% Device not ready: %v\n", err)
 		return 1
 	}
-	e, err := newEngine(s)
+	// Configuration lives in the daemon, shared with every transport.
+	config := configdb.NewClient(s.ConfigSocket, s.Hostname)
+	defer config.Close()
+	e, err := newEngine(s, config)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%% Device not ready: %v\n", err)
 		return 1

@@ -43,8 +43,7 @@ func configGrammar() *node {
 	}
 	for _, kw := range standaloneKeywords {
 		root.keyword(kw).run = func(s *Session, _ []string) Result {
-			s.engine.config.Apply(kw)
-			return Result{}
+			return s.apply("", kw)
 		}
 	}
 	for kw, prompt := range subModes {
@@ -54,8 +53,7 @@ func configGrammar() *node {
 		if args[0] == "" {
 			return incomplete()
 		}
-		s.engine.config.Apply("no " + args[0])
-		return Result{}
+		return s.apply("", "no "+args[0])
 	})
 	root.restKeyword("hostname", setHostname)
 	root.restKeyword("do", runExecFromConfig)
@@ -86,8 +84,7 @@ func recordGlobal(keyword string) action {
 		if args[0] == "" {
 			return incomplete()
 		}
-		s.engine.config.Apply(keyword + " " + args[0])
-		return Result{}
+		return s.apply("", keyword+" "+args[0])
 	}
 }
 
@@ -99,7 +96,9 @@ func enterSubMode(keyword, prompt string) action {
 		} else if !argumentless[keyword] {
 			return incomplete()
 		}
-		s.engine.config.Apply(header)
+		if r := s.apply("", header); !r.OK() {
+			return r
+		}
 		s.mode, s.subPrompt, s.subHeader = modeSubConfig, s.engine.platform.subPrompt(prompt, header), header
 		return Result{}
 	}
@@ -116,7 +115,15 @@ func setHostname(s *Session, args []string) Result {
 		column := utf8.RuneCountInString(typed) - utf8.RuneCountInString(args[0][words[1].offset:])
 		return s.errorResult(s.line, &parseError{kind: ErrInvalidInput, column: column, word: words[1].text, index: 2})
 	}
-	s.engine.config.SetHostname(words[0].text)
+	return s.apply("", "hostname "+words[0].text)
+}
+
+// apply records a configuration line in the engine's store; a store that
+// refuses it (or cannot be reached) gives a device-style error.
+func (s *Session) apply(block, line string) Result {
+	if err := s.engine.config.Apply(block, line); err != nil {
+		return Result{Output: "% " + err.Error() + "\n", Err: ErrConfig}
+	}
 	return Result{}
 }
 
@@ -142,8 +149,7 @@ func (s *Session) executeSubMode(line string) Result {
 		return s.run(s.engine.configRoot, line)
 	}
 	if first != "end" && first != "exit" {
-		s.engine.config.ApplySub(s.subHeader, strings.TrimSpace(line))
-		return Result{}
+		return s.apply(s.subHeader, strings.TrimSpace(line))
 	}
 	if len(tokens) > 1 {
 		column := utf8.RuneCountInString(line[:tokens[1].offset])

@@ -20,6 +20,9 @@ type Options struct {
 	// CommandDelay is added before every command is answered, to model
 	// the processing time of a real device's control plane (default 0).
 	CommandDelay time.Duration
+	// Config is the configuration store; nil means a private in-memory
+	// store starting with Hostname.
+	Config ConfigStore
 }
 
 // DefaultTerminalLength is the page length of interactive sessions until
@@ -32,7 +35,7 @@ type Engine struct {
 	opts        Options
 	platform    *platform
 	transcripts []Transcript
-	config      *configStore
+	config      ConfigStore
 	execRoot    *node
 	configRoot  *node
 }
@@ -50,7 +53,11 @@ func New(opts Options, transcripts []Transcript) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, platform: p, transcripts: transcripts, config: newConfigStore(opts.Hostname)}
+	config := opts.Config
+	if config == nil {
+		config = NewMemoryStore(opts.Hostname)
+	}
+	e := &Engine{opts: opts, platform: p, transcripts: transcripts, config: config}
 	e.execRoot = execGrammar(p)
 	for _, t := range transcripts {
 		if err := addTranscript(e.execRoot, t); err != nil {
@@ -163,6 +170,13 @@ func (s *Session) run(root *node, line string) Result {
 }
 
 func (s *Session) render(t Transcript) Result {
+	var lines []string
+	if t.usesConfig {
+		var err error
+		if lines, err = s.engine.config.Lines(); err != nil {
+			return Result{Output: "% " + err.Error() + "\n", Err: ErrConfig}
+		}
+	}
 	now := s.engine.opts.Now()
 	data := TemplateData{
 		Hostname:    s.engine.config.Hostname(),
@@ -170,7 +184,7 @@ func (s *Session) render(t Transcript) Result {
 		Version:     s.engine.opts.Version,
 		Uptime:      formatUptime(now.Sub(s.engine.opts.StartedAt)),
 		Clock:       formatClock(now),
-		ConfigLines: s.engine.config.Lines(),
+		ConfigLines: lines,
 		Now:         now.UTC(),
 	}
 	var b strings.Builder

@@ -9,6 +9,8 @@ const (
 	ErrAmbiguous    ErrorKind = "ambiguous"
 	ErrIncomplete   ErrorKind = "incomplete"
 	ErrInternal     ErrorKind = "internal"
+	// ErrConfig: the configuration store refused a line or is unreachable.
+	ErrConfig ErrorKind = "config"
 )
 
 // Result is what one input line produced.

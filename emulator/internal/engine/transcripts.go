@@ -15,6 +15,9 @@ type Transcript struct {
 	// Command is the full command, e.g. "show ip interface brief".
 	Command  string
 	template *template.Template
+	// usesConfig: the template shows .ConfigLines, so rendering it asks
+	// the configuration store (others never do).
+	usesConfig bool
 }
 
 // CommandFromFilename maps "show_ip_interface_brief.txt" to
@@ -37,7 +40,7 @@ func ParseTranscript(command, body string) (Transcript, error) {
 	if err := tmpl.Execute(&strings.Builder{}, sample); err != nil {
 		return Transcript{}, fmt.Errorf("transcript %q: %w", command, err)
 	}
-	return Transcript{Command: command, template: tmpl}, nil
+	return Transcript{Command: command, template: tmpl, usesConfig: strings.Contains(body, ".ConfigLines")}, nil
 }
 
 // LoadTranscripts reads every *.txt file of dir, sorted by command.
@@ -75,8 +78,10 @@ type TemplateData struct {
 	Uptime string
 	// Clock is IOS "show clock" style: "*10:58:12.345 UTC Sat Nov 22 2026".
 	Clock string
-	// ConfigLines is the configuration entered since start, in
-	// running-config form (sub-mode lines indented by one space).
+	// ConfigLines is the configuration held by the device's configuration
+	// store (entered in configuration mode, or over NETCONF/RESTCONF for
+	// what maps to CLI lines), in running-config form (sub-mode lines
+	// indented by one space).
 	ConfigLines []string
 	// Now is the current time in UTC, for platform-specific clock formats
 	// ({{.Now.Format "Mon Jan _2 15:04:05 2006"}}).

@@ -25,6 +25,9 @@ type Settings struct {
 	// NetconfSocket is where the daemon serves NETCONF sessions; the sshd
 	// subsystem process relays its SSH channel to it.
 	NetconfSocket string `json:"netconf_socket"`
+	// ConfigSocket is where the daemon serves its configuration store to
+	// SSH shells (internal/configdb), so every transport shares it.
+	ConfigSocket string `json:"config_socket"`
 	// NetconfBase is the highest NETCONF base version offered: "1.1"
 	// (chunked framing available) or "1.0" (end-of-message framing only).
 	NetconfBase string `json:"netconf_base"`
@@ -40,6 +43,7 @@ var Defaults = Settings{
 	TranscriptsDir: "/etc/device/transcripts",
 	EventsSocket:   "/run/device/events.sock",
 	NetconfSocket:  "/run/device/netconf.sock",
+	ConfigSocket:   "/run/device/config.sock",
 	NetconfBase:    "1.1",
 }
 

@@ -112,6 +112,29 @@ func (s *Store) Edit(session uint32, name, defaultOp string, config []*xmltree.N
 	return nil
 }
 
+// EditRunning merges config into running on behalf of a non-NETCONF
+// client (session 0: the CLI, the HTTPS API), honouring NETCONF locks. A
+// candidate without uncommitted changes follows running, so a later commit
+// does not undo the edit.
+func (s *Store) EditRunning(config []*xmltree.Node) *rpc.Error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkLock(0, Running); err != nil {
+		return err
+	}
+	root := &xmltree.Node{Children: cloneAll(s.running)}
+	for _, c := range config {
+		if err := edit(root, c, "merge"); err != nil {
+			return err
+		}
+	}
+	s.running = root.Children
+	if !s.dirty {
+		s.candidate = cloneAll(s.running)
+	}
+	return nil
+}
+
 // Commit copies the candidate to running.
 func (s *Store) Commit(session uint32) *rpc.Error {
 	s.mu.Lock()

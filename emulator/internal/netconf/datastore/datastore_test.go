@@ -123,3 +123,30 @@ func TestFilter(t *testing.T) {
 		}
 	}
 }
+
+func TestEditRunningHonoursLocksAndCandidate(t *testing.T) {
+	s := New(parse(t, initial))
+	if err := s.EditRunning(parse(t, `<native xmlns="urn:n"><hostname>cli</hostname></native>`)); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{Running, Candidate} {
+		if got, _ := s.Get(name, nil); !strings.Contains(render(got), "<hostname>cli</hostname>") {
+			t.Errorf("%s after a CLI edit with a clean candidate: %s", name, render(got))
+		}
+	}
+	if err := s.Edit(1, Candidate, "merge", parse(t, `<native xmlns="urn:n"><hostname>pending</hostname></native>`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EditRunning(parse(t, `<native xmlns="urn:n"><hostname>cli2</hostname></native>`)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Get(Candidate, nil); !strings.Contains(render(got), "<hostname>pending</hostname>") {
+		t.Errorf("uncommitted candidate changes were overwritten: %s", render(got))
+	}
+	if err := s.Lock(2, Running); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EditRunning(parse(t, `<native xmlns="urn:n"><hostname>cli3</hostname></native>`)); err == nil || err.Tag != "in-use" {
+		t.Errorf("edit of a locked running: %v", err)
+	}
+}
