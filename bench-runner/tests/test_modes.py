@@ -20,7 +20,8 @@ EXPECTED_DEFAULT = [
 EXPECTED_ALL = [
     "ssh/fresh-conn", "ssh/reuse-conn", "ssh/batch-exec", "ssh/pty-fresh", "ssh/pty-reuse",
     "https/fresh-conn", "https/keep-alive", "https/batch-post", "https/multi-cmd",
-    "https/tls-resume", "netconf/fresh-session", "netconf/reuse-session", "netconf/batch-rpc",
+    "https/tls-resume", "https/restconf-get", "netconf/fresh-session", "netconf/reuse-session",
+    "netconf/batch-rpc", "netconf/edit-commit", "tunnel/bulk", "tunnel/request",
 ]
 
 
@@ -55,6 +56,10 @@ def test_every_mode_has_a_floor_client() -> None:
         ("netconf/fresh-session", 5, 9, 15),
         ("netconf/reuse-session", 5, 5, 5),
         ("netconf/batch-rpc", 5, 1, 1),
+        ("https/restconf-get", 5, 5, 5),
+        ("netconf/edit-commit", 5, 6, 6),
+        ("tunnel/bulk", 5, 2, 2),
+        ("tunnel/request", 5, 5, 5),
     ],
 )
 def test_round_trip_bounds(name: str, n_commands: int, minimum: int, expected: int) -> None:
@@ -66,7 +71,7 @@ def test_round_trip_bounds(name: str, n_commands: int, minimum: int, expected: i
 
 def test_mode_identity() -> None:
     floor_clients = {Transport.SSH: {"asyncssh"}, Transport.HTTPS: {"httpx", "python-ssl"},
-                     Transport.NETCONF: {"asyncssh"}}
+                     Transport.NETCONF: {"asyncssh"}, Transport.TUNNEL: {"asyncssh"}}
     for mode in ALL_MODES:
         assert mode.name.startswith(mode.transport.value + "/")
         assert (mode.client in floor_clients[mode.transport]) == mode.floor
@@ -125,3 +130,17 @@ def test_tls_context_pins_tls13() -> None:
     context = tls13_context()
     assert context.minimum_version is ssl.TLSVersion.TLSv1_3
     assert context.verify_mode is ssl.CERT_NONE
+
+
+def test_restconf_reply_check() -> None:
+    from bench_runner.modes import IterationError
+    from bench_runner.modes.https import check_restconf
+
+    body = '{"Cisco-IOS-XE-native:native": {"hostname": "lab-r1"}}'
+    assert check_restconf(200, body) == body
+    for status, bad, reason in [(401, "Unauthorized", "HTTP 401: Unauthorized"),
+                                (200, "<native/>", "not JSON"),
+                                (200, '{"errors": {}}', "no Cisco-IOS-XE-native:native")]:
+        with pytest.raises(IterationError, match=reason):
+            check_restconf(status, bad)
+    assert select_modes(["https/restconf-get"], ["all"]).modes[1].client == "requests"

@@ -3,7 +3,7 @@
 import asyncio
 import logging
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -28,7 +28,16 @@ from bench_runner.console import (
     summary_table,
 )
 from bench_runner.lab_info import device_version, runner_info
-from bench_runner.modes import ALL_MODES, Mode, NetconfMode, Selection, Target, select_modes
+from bench_runner.modes import (
+    ALL_MODES,
+    Mode,
+    Selection,
+    Target,
+    TunnelBulk,
+    select_modes,
+    sweep_bulk_sizes,
+    sweep_netconf,
+)
 from bench_runner.netem import NetemClient, NetemError, NetemState
 from bench_runner.outputs import write_outputs
 from bench_runner.plan import Plan, PlanError, load_plan
@@ -153,12 +162,20 @@ class Job:
 
 
 async def _measure(
-    modes: list[Mode], target: Target, plan: RunPlan, configured_rtt_ms: float
+    modes: list[Mode], target: Target, plan: RunPlan, configured_rtt_ms: float,
+    bulk_iterations: int | None,
 ) -> list[ModeRun]:
-    progress = ModeProgress(modes, plan.warmup + plan.iterations)
+    def mode_plan(mode: Mode) -> RunPlan:
+        if isinstance(mode, TunnelBulk) and bulk_iterations is not None:
+            return replace(plan, iterations=bulk_iterations)
+        return plan
+
+    progress = ModeProgress(modes, lambda mode: mode_plan(mode).warmup
+                            + mode_plan(mode).iterations)
     with progress.progress:
         return [
-            await run_mode(mode, target, plan, configured_rtt_ms, progress.callback(mode))
+            await run_mode(mode, target, mode_plan(mode), configured_rtt_ms,
+                           progress.callback(mode))
             for mode in modes
         ]
 
@@ -218,7 +235,7 @@ def _run_job(settings: Settings, job: Job, netem: NetemControl, selection: Selec
                        rtt_gate=job.profile is not None, device_metrics_url=job.metrics_url,
                        reference_port=_reference_port(job))
     mode_runs = asyncio.run(_measure(selection.modes, job.target, run_plan,
-                                     profile_info.rtt_ms))
+                                     profile_info.rtt_ms, plan.tunnel_bulk_iterations))
     results = [mode_run.result for mode_run in mode_runs]
     baseline = apply_baseline(results, plan.baseline)
     result = RunResult(
@@ -252,7 +269,8 @@ def _run_job(settings: Settings, job: Job, netem: NetemControl, selection: Selec
 def _merge_plan(plan: Plan, profile: str | None, modes: str | None, clients: str | None,
                 iterations: int | None, warmup: int | None, commands: str | None,
                 baseline: str | None, timeout: float | None,
-                netconf: tuple[str | None, int | None]) -> Plan:
+                netconf: tuple[str | None, str | None],
+                tunnel_bulk_sizes: str | None) -> Plan:
     """Command-line options override the plan's values."""
     overrides: dict[str, object] = {}
     if profile is not None:
@@ -265,13 +283,20 @@ def _merge_plan(plan: Plan, profile: str | None, modes: str | None, clients: str
         overrides["commands"] = _split(commands, ";")
     for key, value in (("iterations", iterations), ("warmup", warmup),
                        ("baseline", baseline), ("timeout_s", timeout),
-                       ("netconf_framing", netconf[0]), ("netconf_reply_bytes", netconf[1])):
+                       ("netconf_framing", _listed(netconf[0])),
+                       ("netconf_reply_bytes", _listed(netconf[1])),
+                       ("tunnel_bulk_sizes", _listed(tunnel_bulk_sizes))):
         if value is not None:
             overrides[key] = value
     try:
         return Plan.model_validate({**plan.model_dump(), **overrides})
     except ValidationError as exc:
         raise _fail(f"invalid option: {exc}", EXIT_USAGE) from exc
+
+
+def _listed(option: str | None) -> list[str] | None:
+    """A comma-separated option as a list (validated by the plan model)."""
+    return None if option is None else _split(option, ",")
 
 
 @app.command()
@@ -284,7 +309,8 @@ def run(
              "the six original modes")] = None,
     clients: Annotated[str | None, typer.Option(
         help="comma-separated clients: 'floor' (asyncssh, httpx, python-ssl), 'all', or "
-             "library names (paramiko, openssh, netmiko, scrapli, requests); default: floor")
+             "library names (paramiko, openssh, netmiko, scrapli, requests, ncclient, "
+             "scrapli-netconf); default: floor")
     ] = None,
     iterations: Annotated[int | None, typer.Option(
         min=1, help="measured iterations per mode (default 20)")] = None,
@@ -293,7 +319,7 @@ def run(
     commands: Annotated[str | None, typer.Option(
         help="semicolon-separated CLI commands per iteration; default: 5 show commands")] = None,
     plan: Annotated[str | None, typer.Option(
-        help="plan file (YAML) or built-in plan: default, smoke, nightly")] = None,
+        help="plan file (YAML) or built-in plan: default, smoke, nightly, netconf-sweep")] = None,
     targets: Annotated[Path | None, typer.Option(
         help="inventory YAML of real devices to measure instead of the emulator (no netem)")
     ] = None,
@@ -312,9 +338,13 @@ def run(
     timeout: Annotated[float | None, typer.Option(
         min=1.0, help="seconds allowed per iteration (default 120)")] = None,
     netconf_framing: Annotated[str | None, typer.Option(
-        help="NETCONF modes: '1.1' (chunked, default) or '1.0' (end-of-message)")] = None,
-    netconf_reply_bytes: Annotated[int | None, typer.Option(
-        min=1, help="NETCONF modes: size of each <get> reply (default 1024)")] = None,
+        help="NETCONF modes: '1.1' (chunked, default) or '1.0' (end-of-message); "
+             "comma-separated to measure each")] = None,
+    netconf_reply_bytes: Annotated[str | None, typer.Option(
+        help="NETCONF modes: size of each <get> reply in bytes (default 1024); "
+             "comma-separated to measure each")] = None,
+    tunnel_bulk_sizes: Annotated[str | None, typer.Option(
+        help="tunnel/bulk downloads, comma-separated: 10M (default), 100M, 1G")] = None,
 ) -> None:
     """Apply a netem profile, measure each mode, write results and feed the sinks."""
     logging.getLogger("asyncssh").setLevel(logging.WARNING)
@@ -324,14 +354,17 @@ def run(
     except PlanError as exc:
         raise _fail(str(exc), EXIT_USAGE) from exc
     merged = _merge_plan(base_plan, profile, modes, clients, iterations, warmup, commands,
-                         baseline, timeout, (netconf_framing, netconf_reply_bytes))
+                         baseline, timeout, (netconf_framing, netconf_reply_bytes),
+                         tunnel_bulk_sizes)
     try:
         selection = select_modes(merged.mode_names(), merged.client_names())
     except KeyError as exc:
         raise _fail(str(exc.args[0]), EXIT_USAGE) from exc
     selection = Selection(
-        [mode.with_parameters(merged.netconf_framing, merged.netconf_reply_bytes)
-         if isinstance(mode, NetconfMode) else mode for mode in selection.modes],
+        sweep_bulk_sizes(
+            sweep_netconf(selection.modes, merged.netconf_framings(),
+                          merged.netconf_reply_sizes()),
+            merged.tunnel_bulk_sizes),
         selection.not_applicable,
     )
     if netem is NetemControl.NONE and merged.profiles != ["local"] and targets is None:

@@ -27,13 +27,14 @@ def _ms(value: float | None) -> str:
 
 
 def _key(mode: Mode) -> str:
-    return f"{mode.name} {mode.client}"
+    return mode.label()
 
 
 class ModeProgress:
-    """One bar per mode, counting warm-up and measured iterations, with an error count."""
+    """One bar per mode, counting warm-up and measured iterations (``iterations(mode)``),
+    with an error count."""
 
-    def __init__(self, modes: Sequence[Mode], iterations_per_mode: int) -> None:
+    def __init__(self, modes: Sequence[Mode], iterations: Callable[[Mode], int]) -> None:
         self.progress = Progress(
             TextColumn("{task.description:<28}"),
             BarColumn(),
@@ -43,7 +44,7 @@ class ModeProgress:
             console=console,
         )
         self._tasks = {
-            _key(mode): self.progress.add_task(_key(mode), total=iterations_per_mode, errors=0)
+            _key(mode): self.progress.add_task(_key(mode), total=iterations(mode), errors=0)
             for mode in modes
         }
         self._errors = dict.fromkeys(self._tasks, 0)
@@ -74,7 +75,8 @@ def summary_table(run: RunResult) -> Table:
         speedup = "-" if mode.speedup_vs_baseline is None else f"{mode.speedup_vs_baseline:.2f}x"
         resources = mode.resources
         table.add_row(
-            mode.mode, mode.client, _status(mode), str(stats.n), str(stats.errors),
+            " ".join([mode.mode, *(f"{k}={v}" for k, v in mode.parameter_tags().items())]),
+            mode.client, _status(mode), str(stats.n), str(stats.errors),
             _ms(stats.p50_ms), _ms(stats.p95_ms), _ms(stats.p99_ms), _ms(stats.stddev_ms),
             _ms(rtt), ratio, str(mode.min_round_trips), str(mode.expected_round_trips),
             speedup, _seconds(resources.runner_cpu_s if resources else None),

@@ -11,18 +11,21 @@ from pathlib import Path
 from typing import Any
 
 from bench_runner.modes import ALL_MODES
-from bench_runner.results import RunResult
+from bench_runner.results import ModeResult, RunResult
 from bench_runner.runner import ModeRun
 
+PARAMETER_COLUMNS = ("framing", "reply_bytes", "bulk_size")
+"""Mode parameters (``modes[].parameters``) as the last CSV columns, empty where unset."""
 ITERATION_COLUMNS = ("run_id", "profile", "engine", "mode", "transport", "client",
                      "client_version", "iteration", "started_at", "wall_ms", "ok", "error",
-                     "round_trips")
+                     "round_trips", *PARAMETER_COLUMNS)
 MODE_COLUMNS = ("run_id", "profile", "engine", "mode", "transport", "client", "client_version",
                 "ok", "published", "n", "errors", "warmup_discarded", "min_ms", "max_ms",
                 "mean_ms", "p50_ms", "p95_ms", "p99_ms", "stddev_ms", "configured_rtt_ms",
                 "verified_rtt_ms", "min_round_trips", "expected_round_trips",
                 "speedup_vs_baseline", "counted_round_trips_p50", "runner_cpu_s",
-                "runner_rss_peak_bytes", "device_cpu_s", "device_memory_peak_bytes")
+                "runner_rss_peak_bytes", "device_cpu_s", "device_memory_peak_bytes",
+                *PARAMETER_COLUMNS, "transfer_bytes", "throughput_mb_s")
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -39,6 +42,12 @@ def _csv_text(columns: tuple[str, ...], rows: list[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
+def _parameter_columns(mode: ModeResult) -> dict[str, Any]:
+    """Mode parameters as CSV columns (empty for modes without them)."""
+    tags = mode.parameter_tags()
+    return {column: tags.get(column, "") for column in PARAMETER_COLUMNS}
+
+
 def iteration_rows(run: RunResult, mode_runs: list[ModeRun]) -> list[dict[str, Any]]:
     rows = []
     for mode_run in mode_runs:
@@ -50,7 +59,7 @@ def iteration_rows(run: RunResult, mode_runs: list[ModeRun]) -> list[dict[str, A
                 "client_version": mode.client_version, "iteration": record.iteration,
                 "started_at": record.started_at.isoformat(), "wall_ms": record.wall_ms,
                 "ok": record.ok, "error": record.error or "",
-                "round_trips": record.round_trips,
+                "round_trips": record.round_trips, **_parameter_columns(mode),
             })
     return rows
 
@@ -76,6 +85,8 @@ def mode_rows(run: RunResult) -> list[dict[str, Any]]:
             "runner_rss_peak_bytes": resources.runner_rss_peak_bytes if resources else None,
             "device_cpu_s": resources.device_cpu_s if resources else None,
             "device_memory_peak_bytes": resources.device_memory_peak_bytes if resources else None,
+            **_parameter_columns(mode),
+            "transfer_bytes": mode.transfer_bytes, "throughput_mb_s": mode.throughput_mb_s,
         })
     return rows
 

@@ -4,19 +4,33 @@ Every field is optional; a missing field takes the value of the built-in ``defau
 ``modes`` is a list of mode names, ``all`` (every mode) or ``default`` (the six original
 modes); ``clients`` a list of client names, ``floor`` (asyncssh, httpx, Python ssl) or
 ``all``. ``netconf_framing`` (``1.1`` chunked, or ``1.0`` end-of-message) and
-``netconf_reply_bytes`` set what the NETCONF modes ask for. Built-in plans (``default``,
-``smoke``, ``nightly``) are named without a path;
+``netconf_reply_bytes`` set what the NETCONF modes ask for; either may be a list, and the
+run then measures every NETCONF mode and client for each framing x reply size.
+``tunnel_bulk_sizes`` lists the ``tunnel/bulk`` downloads (``10M``, ``100M``, ``1G``;
+default ``[10M]``: large ones are opt-in) and ``tunnel_bulk_iterations`` how often each is
+measured (default: ``iterations``).
+Built-in plans (``default``, ``smoke``, ``nightly``) are named without a path;
 command-line options override the plan's values.
 """
 
 from importlib.resources import files
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-BUILTIN_PLANS = ("default", "smoke", "nightly")
+from bench_runner.modes.tunnel import BulkSize
+
+BUILTIN_PLANS = ("default", "smoke", "nightly", "netconf-sweep")
+
+
+Framing = Literal["1.0", "1.1"]
+ReplyBytes = Annotated[int, Field(ge=1, le=64 << 20)]
+
+
+def _default_bulk_sizes() -> list[BulkSize]:
+    return ["10M"]
 
 
 class PlanError(ValueError):
@@ -38,8 +52,13 @@ class Plan(BaseModel):
     ], min_length=1)
     baseline: str = "ssh/pty-fresh"
     timeout_s: float = Field(default=120.0, ge=1.0)
-    netconf_framing: Literal["1.0", "1.1"] = "1.1"
-    netconf_reply_bytes: int = Field(default=1024, ge=1, le=64 << 20)
+    netconf_framing: Framing | list[Framing] = "1.1"
+    netconf_reply_bytes: ReplyBytes | list[ReplyBytes] = 1024
+    tunnel_bulk_sizes: list[BulkSize] = Field(default_factory=_default_bulk_sizes,
+                                              min_length=1)
+    tunnel_bulk_iterations: int | None = Field(default=None, ge=1)
+    """Measured iterations of ``tunnel/bulk`` (default: ``iterations``): big downloads
+    are slow, so a plan can measure them fewer times than the rest."""
 
     @field_validator("commands")
     @classmethod
@@ -56,6 +75,16 @@ class Plan(BaseModel):
         if self.modes == "all":
             return ["all"]
         return list(self.modes)
+
+    def netconf_framings(self) -> list[Framing]:
+        """Every framing to measure the NETCONF modes with, in plan order."""
+        framings = self.netconf_framing
+        return list(dict.fromkeys([framings] if isinstance(framings, str) else framings))
+
+    def netconf_reply_sizes(self) -> list[int]:
+        """Every ``<get>`` reply size to measure the NETCONF modes with, in plan order."""
+        sizes = self.netconf_reply_bytes
+        return list(dict.fromkeys([sizes] if isinstance(sizes, int) else sizes))
 
     def client_names(self) -> list[str]:
         return [self.clients] if isinstance(self.clients, str) else list(self.clients)

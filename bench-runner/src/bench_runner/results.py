@@ -72,10 +72,20 @@ class ModeResult(BaseModel):
     speedup_vs_baseline: float | None = None
     resources: ResourceUsage | None = None
     round_trips: RoundTrips | None = None
-    parameters: dict[str, str | int] | None = None
-    """Mode settings beyond the commands (NETCONF: framing, reply_bytes)."""
     """Round trips counted on the client's socket, per successful measured iteration
     (asyncssh modes); null where the client's socket cannot be traced."""
+    parameters: dict[str, str | int] | None = None
+    """Mode settings beyond the commands (NETCONF: framing, reply_bytes; tunnel/bulk:
+    bulk_size)."""
+    transfer_bytes: int | None = None
+    """Payload bytes one iteration moves (tunnel/bulk); null for the other modes."""
+    throughput_mb_s: float | None = None
+    """``transfer_bytes`` / p50 wall time, in MB/s (10^6 bytes); null without samples."""
+
+    def parameter_tags(self) -> dict[str, str]:
+        """``parameters`` as text, for InfluxDB tags and Prometheus labels: the series of
+        one mode and client measured with several settings in a run do not collide."""
+        return {key: str(value) for key, value in (self.parameters or {}).items()}
 
 
 class BaselineInfo(BaseModel):

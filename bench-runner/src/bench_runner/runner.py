@@ -158,6 +158,8 @@ async def run_mode(
     counted = [record.round_trips for record in records
                if record.ok and record.round_trips is not None]
     errors = sum(1 for record in records if not record.ok)
+    stats = summarize(samples_ms, errors, warmup_discarded=plan.warmup)
+    transfer_bytes = mode.transfer_bytes()
     result = ModeResult(
         mode=mode.name,
         transport=mode.transport.value,
@@ -173,13 +175,16 @@ async def run_mode(
         min_round_trips=mode.min_round_trips(len(plan.commands)),
         expected_round_trips=mode.expected_round_trips(len(plan.commands)),
         ok=not error_messages,
-        stats=summarize(samples_ms, errors, warmup_discarded=plan.warmup),
+        stats=stats,
         samples_ms=samples_ms,
         error_messages=error_messages,
         rtt_check=rtt_check,
         published=rtt_check.passed,
         resources=resources,
         parameters=mode.parameters(),
+        transfer_bytes=transfer_bytes,
+        throughput_mb_s=transfer_bytes / stats.p50_ms / 1000.0
+        if transfer_bytes is not None and stats.p50_ms else None,
         round_trips=RoundTrips(per_iteration=counted,
                                p50=percentile(counted, 0.5) if counted else None)
         if counted else None,

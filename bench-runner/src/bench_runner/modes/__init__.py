@@ -14,18 +14,31 @@ from bench_runner.modes.https import (
     HttpsFreshConnection,
     HttpsKeepAlive,
     HttpsMultiCommand,
+    HttpsRestconfGet,
     HttpsTlsResume,
 )
 from bench_runner.modes.https_libraries import (
     RequestsBatch,
     RequestsFreshConnection,
     RequestsKeepAlive,
+    RequestsRestconfGet,
 )
 from bench_runner.modes.netconf import (
+    Framing,
     NetconfBatchRpc,
+    NetconfEditCommit,
     NetconfFreshSession,
     NetconfMode,
     NetconfReuseSession,
+)
+from bench_runner.modes.netconf_libraries import (
+    NcclientBatchRpc,
+    NcclientEditCommit,
+    NcclientFreshSession,
+    NcclientReuseSession,
+    ScrapliNetconfEditCommit,
+    ScrapliNetconfFreshSession,
+    ScrapliNetconfReuseSession,
 )
 from bench_runner.modes.ssh_exec import SshBatchExec, SshFreshConnection, SshReuseConnection
 from bench_runner.modes.ssh_libraries import (
@@ -39,6 +52,15 @@ from bench_runner.modes.ssh_libraries import (
     ScrapliPtyFresh,
 )
 from bench_runner.modes.ssh_pty import SshPtyFresh, SshPtyReuse
+from bench_runner.modes.tunnel import (
+    BulkSize,
+    OpensshTunnelBulk,
+    OpensshTunnelRequest,
+    ParamikoTunnelBulk,
+    ParamikoTunnelRequest,
+    TunnelBulk,
+    TunnelRequest,
+)
 
 DEFAULT_MODES: tuple[Mode, ...] = (
     SshFreshConnection(),
@@ -60,9 +82,13 @@ FLOOR_MODES: tuple[Mode, ...] = (
     HttpsBatch(),
     HttpsMultiCommand(),
     HttpsTlsResume(),
+    HttpsRestconfGet(),
     NetconfFreshSession(),
     NetconfReuseSession(),
     NetconfBatchRpc(),
+    NetconfEditCommit(),
+    TunnelBulk(),
+    TunnelRequest(),
 )
 
 LIBRARY_MODES: tuple[Mode, ...] = (
@@ -77,6 +103,18 @@ LIBRARY_MODES: tuple[Mode, ...] = (
     RequestsFreshConnection(),
     RequestsKeepAlive(),
     RequestsBatch(),
+    RequestsRestconfGet(),
+    NcclientFreshSession(),
+    NcclientReuseSession(),
+    NcclientBatchRpc(),
+    NcclientEditCommit(),
+    ScrapliNetconfFreshSession(),
+    ScrapliNetconfReuseSession(),
+    ScrapliNetconfEditCommit(),
+    OpensshTunnelBulk(),
+    OpensshTunnelRequest(),
+    ParamikoTunnelBulk(),
+    ParamikoTunnelRequest(),
 )
 
 ALL_MODES: tuple[Mode, ...] = FLOOR_MODES + LIBRARY_MODES
@@ -97,6 +135,7 @@ CLIENT_SCOPE: dict[str, str] = {
     "requests": "synchronous, one request at a time per call, no TLS session resumption API",
     "httpx": "no API to offer a saved TLS session (resumption)",
     "python-ssl": "used for TLS session resumption only",
+    "scrapli-netconf": "waits for each reply before the next RPC (no pipelining)",
 }
 
 
@@ -162,6 +201,36 @@ def select_modes(names: list[str] | None, clients: list[str] | None = None) -> S
     return Selection(selected, not_applicable)
 
 
+def sweep_netconf(modes: list[Mode], framings: list[Framing],
+                  reply_sizes: list[int]) -> list[Mode]:
+    """Each NETCONF mode once per framing x reply size (in that order, right where it was
+    selected); a mode whose parameters ignore the reply size (``netconf/edit-commit``)
+    once per framing. Other modes are kept as they are."""
+    swept: list[Mode] = []
+    for mode in modes:
+        if not isinstance(mode, NetconfMode):
+            swept.append(mode)
+            continue
+        variants: dict[str, Mode] = {}
+        for framing in framings:
+            for size in reply_sizes:
+                variant = mode.with_parameters(framing, size)
+                variants.setdefault(variant.label(), variant)
+        swept.extend(variants.values())
+    return swept
+
+
+def sweep_bulk_sizes(modes: list[Mode], sizes: list[BulkSize]) -> list[Mode]:
+    """Each ``tunnel/bulk`` measurement once per download size, in the order given."""
+    swept: list[Mode] = []
+    for mode in modes:
+        if isinstance(mode, TunnelBulk):
+            swept.extend(mode.with_size(size) for size in sizes)
+        else:
+            swept.append(mode)
+    return swept
+
+
 def _transports_of(client: str) -> set[str]:
     return {mode.transport.value for mode in ALL_MODES if mode.client == client}
 
@@ -181,5 +250,8 @@ __all__ = [
     "Session",
     "Target",
     "Transport",
+    "TunnelBulk",
     "select_modes",
+    "sweep_bulk_sizes",
+    "sweep_netconf",
 ]

@@ -13,6 +13,7 @@ class Transport(StrEnum):
     SSH = "ssh"
     HTTPS = "https"
     NETCONF = "netconf"
+    TUNNEL = "tunnel"
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class Mode(ABC):
 
     def port(self, target: Target) -> int:
         ports = {Transport.SSH: target.ssh_port, Transport.HTTPS: target.https_port,
-                 Transport.NETCONF: target.netconf_port}
+                 Transport.NETCONF: target.netconf_port, Transport.TUNNEL: target.ssh_port}
         return ports[self.transport]
 
     @abstractmethod
@@ -80,6 +81,16 @@ class Mode(ABC):
         """Settings that change what an iteration does beyond the commands (NETCONF
         framing and reply size); None for modes without any."""
         return None
+
+    def transfer_bytes(self) -> int | None:
+        """Payload bytes one iteration moves, for modes measuring throughput (tunnel bulk
+        downloads); None for the others."""
+        return None
+
+    def label(self) -> str:
+        """``mode client`` plus the parameters, e.g. ``netconf/get asyncssh framing=1.0``."""
+        settings = " ".join(f"{key}={value}" for key, value in (self.parameters() or {}).items())
+        return f"{self.name} {self.client}" + (f" {settings}" if settings else "")
 
     @abstractmethod
     def session(self, target: Target) -> AbstractAsyncContextManager[Session]:

@@ -3,6 +3,7 @@
 import asyncio
 import base64
 import http.client
+import json
 import platform
 import socket
 import ssl
@@ -13,7 +14,7 @@ from urllib.parse import quote_plus
 import httpx
 
 from bench_runner.modes.base import IterationError, Mode, Session, Target, Transport
-from bench_runner.validation import failure_summary
+from bench_runner.validation import failure_summary, first_line
 
 REQUEST_TIMEOUT_S = 60.0
 
@@ -294,3 +295,65 @@ class HttpsTlsResume(Mode):
         session = _TlsResumeSession(target)
         await asyncio.to_thread(session.get, "show clock", require_resumption=False)
         yield session
+
+
+RESTCONF_NATIVE_PATH = "/restconf/data/Cisco-IOS-XE-native:native"
+RESTCONF_JSON = "application/yang-data+json"
+
+
+def check_restconf(status: int, body: str) -> str:
+    """The body of a RESTCONF ``GET`` of the native tree, or IterationError: HTTP 200 and
+    an RFC 7951 JSON document whose top-level member is ``Cisco-IOS-XE-native:native``."""
+    if status != httpx.codes.OK:
+        raise IterationError(f"restconf: HTTP {status}: {first_line(body)}")
+    try:
+        document = json.loads(body)
+    except ValueError as exc:
+        raise IterationError(f"restconf: not JSON: {exc}") from exc
+    if not isinstance(document, dict) or "Cisco-IOS-XE-native:native" not in document:
+        raise IterationError(f"restconf: no Cisco-IOS-XE-native:native in {body[:80]!r}")
+    return body
+
+
+class _RestconfSession:
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self._client = client
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        outputs = []
+        for _ in commands:
+            response = await self._client.get(RESTCONF_NATIVE_PATH,
+                                              headers={"Accept": RESTCONF_JSON})
+            outputs.append(check_restconf(response.status_code, response.text))
+        return outputs
+
+
+class HttpsRestconfGet(Mode):
+    """RESTCONF (RFC 8040) on a kept HTTP/1.1 keep-alive connection: per command of the
+    run one ``GET /restconf/data/Cisco-IOS-XE-native:native`` (JSON, RFC 7951), each after
+    the previous reply; the command text itself is not sent (n has the meaning it has in
+    the CLI modes, as in the NETCONF modes).
+
+    Lower bound per iteration, n round trips (HTTP/1.1 clients do not pipeline). Expected
+    with httpx: n (the connection is opened by the warm-up). An iteration fails on a
+    status other than 200 or a body that is not the native tree as JSON.
+    """
+
+    name = "https/restconf-get"
+    transport = Transport.HTTPS
+    client = "httpx"
+    description = (
+        "httpx; one keep-alive client kept; per command one RESTCONF "
+        "GET /restconf/data/Cisco-IOS-XE-native:native (JSON), each after the previous reply"
+    )
+
+    def min_round_trips(self, n_commands: int) -> int:
+        return n_commands
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        return n_commands
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        async with new_client(target, keep_alive=True) as client:
+            yield _RestconfSession(client)

@@ -11,9 +11,13 @@ import urllib3
 from bench_runner.modes.base import IterationError, Session, Target
 from bench_runner.modes.https import (
     REQUEST_TIMEOUT_S,
+    RESTCONF_JSON,
+    RESTCONF_NATIVE_PATH,
     HttpsBatch,
     HttpsFreshConnection,
     HttpsKeepAlive,
+    HttpsRestconfGet,
+    check_restconf,
     exec_path,
 )
 from bench_runner.validation import failure_summary
@@ -115,3 +119,44 @@ class RequestsBatch(HttpsBatch):
     async def session(self, target: Target) -> AsyncIterator[Session]:
         async with _requests_session(target, keep_alive=True, batch=True) as session:
             yield session
+
+
+class _RequestsRestconfSession:
+    def __init__(self, target: Target) -> None:
+        self._url = f"https://{target.host}:{target.https_port}{RESTCONF_NATIVE_PATH}"
+        self._http = new_session(target, keep_alive=True)
+
+    def get(self) -> str:
+        try:
+            response = self._http.get(self._url, headers={"Accept": RESTCONF_JSON},
+                                      timeout=REQUEST_TIMEOUT_S, verify=False)
+        except requests.RequestException as exc:
+            raise IterationError(f"restconf: {type(exc).__name__}: {exc}") from exc
+        return check_restconf(response.status_code, response.text)
+
+    def run_sync(self, commands: Sequence[str]) -> list[str]:
+        return [self.get() for _ in commands]
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        return await asyncio.to_thread(self.run_sync, commands)
+
+    def close(self) -> None:
+        self._http.close()
+
+
+class RequestsRestconfGet(HttpsRestconfGet):
+    """requests: one Session kept (keep-alive), per command one RESTCONF GET of the native
+    tree as JSON. Lower bound n round trips per iteration."""
+
+    client = "requests"
+    floor = False
+    description = ("requests; one Session kept (keep-alive), per command one RESTCONF "
+                   "GET /restconf/data/Cisco-IOS-XE-native:native (JSON)")
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        session = _RequestsRestconfSession(target)
+        try:
+            yield session
+        finally:
+            session.close()

@@ -10,9 +10,11 @@ client offer only ``:base:1.0``. A reply fails the iteration when it is not an
 """
 
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import ClassVar, Literal, Protocol
+from xml.sax.saxutils import escape, unescape
 
 import asyncssh
 
@@ -43,10 +45,14 @@ def client_hello(framing: Framing) -> bytes:
             f"<capabilities>{capabilities}</capabilities></hello>").encode()
 
 
+def payload_filter(reply_bytes: int) -> str:
+    """Subtree filter asking the lab device for a ``<get>`` reply of ``reply_bytes``."""
+    return f'<payload xmlns="{PAYLOAD_NS}"><size>{reply_bytes}</size></payload>'
+
+
 def get_payload_rpc(message_id: int, reply_bytes: int) -> bytes:
     return (f'<rpc message-id="{message_id}" xmlns="{BASE_NS}"><get><filter type="subtree">'
-            f'<payload xmlns="{PAYLOAD_NS}"><size>{reply_bytes}</size></payload>'
-            "</filter></get></rpc>").encode()
+            f"{payload_filter(reply_bytes)}</filter></get></rpc>").encode()
 
 
 def frame(message: bytes, *, chunked: bool) -> bytes:
@@ -72,8 +78,56 @@ async def read_message(reader: Reader, *, chunked: bool) -> bytes:
         chunks.append(await reader.readexactly(int(header)))
 
 
-def check_reply(reply: bytes, message_id: int) -> str:
-    """The reply as text, or IterationError naming what is wrong with it."""
+NATIVE_NS = "http://cisco.com/ns/yang/Cisco-IOS-XE-native"
+EDIT_INTERFACE = ("Loopback", "0")
+"""The list entry ``netconf/edit-commit`` edits (its description), restored afterwards."""
+DESCRIPTION = re.compile(rb"<description>(.*?)</description>", re.DOTALL)
+
+
+def _loopback(inner: str) -> str:
+    kind, name = EDIT_INTERFACE
+    return (f'<native xmlns="{NATIVE_NS}"><interface><{kind}><name>{name}</name>{inner}'
+            f"</{kind}></interface></native>")
+
+
+def description_config(description: str | None) -> str:
+    """The ``<config>`` setting the edited interface's description (``None`` removes it)."""
+    leaf = (f'<description xmlns:nc="{BASE_NS}" nc:operation="remove"/>' if description is None
+            else f"<description>{escape(description)}</description>")
+    return f'<config xmlns="{BASE_NS}">{_loopback(leaf)}</config>'
+
+
+DESCRIPTION_FILTER = _loopback("<description/>")
+"""Subtree filter selecting the edited interface's description."""
+
+
+def original_description(get_config_reply: str) -> str | None:
+    """The description in a ``<get-config>`` reply filtered with ``DESCRIPTION_FILTER``."""
+    found = DESCRIPTION.search(get_config_reply.encode())
+    return unescape(found.group(1).decode()) if found else None
+
+
+def edit_description_rpc(description: str | None, message_id: int) -> bytes:
+    """``<edit-config>`` merging the edited interface's description into the candidate."""
+    return (f'<rpc message-id="{message_id}" xmlns="{BASE_NS}"><edit-config>'
+            "<target><candidate/></target><default-operation>merge</default-operation>"
+            f"{description_config(description)}</edit-config></rpc>").encode()
+
+
+def commit_rpc(message_id: int) -> bytes:
+    return f'<rpc message-id="{message_id}" xmlns="{BASE_NS}"><commit/></rpc>'.encode()
+
+
+def get_description_rpc(message_id: int) -> bytes:
+    """``<get-config>`` of the running description of the edited interface."""
+    return (f'<rpc message-id="{message_id}" xmlns="{BASE_NS}"><get-config>'
+            '<source><running/></source><filter type="subtree">'
+            f"{DESCRIPTION_FILTER}</filter></get-config></rpc>").encode()
+
+
+def check_reply(reply: bytes, message_id: int, expect: bytes = b"<data") -> str:
+    """The reply as text, or IterationError naming what is wrong with it; ``expect`` is
+    what a successful reply carries (``<data`` for get, ``<ok`` for edit-config/commit)."""
     match = MESSAGE_ID.search(reply[:512])
     if match is None:
         raise IterationError(f"netconf: not an rpc-reply: {reply[:80]!r}")
@@ -84,8 +138,8 @@ def check_reply(reply: bytes, message_id: int) -> str:
         error = ERROR_MESSAGE.search(reply)
         detail = error.group(1).decode(errors="replace").strip() if error else "rpc-error"
         raise IterationError(f"netconf: rpc-error: {detail}")
-    if b"<data" not in reply:
-        raise IterationError("netconf: rpc-reply without data")
+    if expect not in reply:
+        raise IterationError(f"netconf: rpc-reply without {expect.decode()}>")
     return reply.decode("utf-8", errors="replace")
 
 
@@ -125,6 +179,14 @@ class NetconfChannel:
             outputs.append(check_reply(
                 await read_message(self._process.stdout, chunked=self.chunked), message_id))
         return outputs
+
+    async def call(self, build: Callable[[int], bytes], expect: bytes) -> str:
+        """One RPC (``build(message_id)``), waiting for and checking its reply."""
+        message_id = self._next_id
+        self._next_id += 1
+        self._process.stdin.write(frame(build(message_id), chunked=self.chunked))
+        reply = await read_message(self._process.stdout, chunked=self.chunked)
+        return check_reply(reply, message_id, expect)
 
     def close(self) -> None:
         """``<close-session/>`` without waiting for its reply, then close the channel."""
@@ -253,3 +315,62 @@ class NetconfBatchRpc(NetconfMode):
     async def session(self, target: Target) -> AsyncIterator[Session]:
         async with _kept_netconf(target, self) as session:
             yield session
+
+
+class _EditCommitSession:
+    def __init__(self, channel: NetconfChannel, trace: SocketTrace) -> None:
+        self._channel = channel
+        self.trace = trace
+        self._edits = 0
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        outputs = []
+        for _ in commands:
+            self._edits += 1
+            description = f"bench-runner edit {self._edits:08d}"
+            outputs.append(await self._channel.call(
+                partial(edit_description_rpc, description), b"<ok"))
+        outputs.append(await self._channel.call(commit_rpc, b"<ok"))
+        return ["".join(outputs)]  # one combined output: the commit is not a command
+
+
+class NetconfEditCommit(NetconfMode):
+    """A NETCONF session kept; per command an ``<edit-config>`` (merge into the candidate)
+    setting the description of interface Loopback0 to a new value, each after the previous
+    ``<ok/>``, then one ``<commit>`` per iteration.
+
+    Lower bound per iteration, n + 1 round trips: each edit and the commit wait for the
+    previous reply (a client that pipelined the commit behind edits it had not seen
+    succeed could commit a half-applied change). Expected with the floor client: n + 1.
+    The session reads Loopback0's running description before the warm-up and restores it
+    (edit-config + commit) when the mode ends, neither measured. It writes the target's
+    configuration: use it on a lab device, or on a real one whose Loopback0 may change.
+    Parameters: the framing; the reply size does not apply (replies are ``<ok/>``).
+    """
+
+    name = "netconf/edit-commit"
+    description = ("asyncssh + hand-framed NETCONF; one session kept; per command an "
+                   "<edit-config> merge into the candidate (Loopback0 description), each after "
+                   "the previous <ok/>, then one <commit> per iteration")
+
+    def parameters(self) -> dict[str, str | int]:
+        return {"framing": self.framing}
+
+    def min_round_trips(self, n_commands: int) -> int:
+        return n_commands + 1
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        return n_commands + 1
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        trace = SocketTrace()
+        async with traced_connect(target, trace, target.netconf_port) as conn:
+            channel = await NetconfChannel.open(conn, self.framing)
+            original = original_description(await channel.call(get_description_rpc, b"<data"))
+            try:
+                yield _EditCommitSession(channel, trace)
+            finally:
+                await channel.call(partial(edit_description_rpc, original), b"<ok")
+                await channel.call(commit_rpc, b"<ok")
+                channel.close()

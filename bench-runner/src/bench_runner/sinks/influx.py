@@ -26,6 +26,7 @@ def mode_tags(run: RunResult, mode: ModeResult) -> dict[str, str]:
         "mode": mode.mode,
         "transport": mode.transport,
         "client": mode.client,
+        **mode.parameter_tags(),
     }
 
 
@@ -77,6 +78,8 @@ def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
                 "client_version": mode.client_version,
                 "configured_rtt_ms": mode.configured_rtt_ms,
                 "verified_rtt_ms": mode.verified_rtt_ms,
+                "transfer_bytes": mode.transfer_bytes,
+                "throughput_mb_s": mode.throughput_mb_s,
                 **resource_fields(mode),
             },
             timestamp_ms=epoch_ms(run.finished_at),

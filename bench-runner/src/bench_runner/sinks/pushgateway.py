@@ -30,27 +30,33 @@ DURATION_GAUGES = {
 
 
 def run_registry(run: RunResult) -> CollectorRegistry:
+    """The run's gauges. Modes with parameters (NETCONF framing and reply size) add them
+    as labels; modes without get them empty, which Prometheus treats as absent."""
     registry = CollectorRegistry()
+    parameter_labels = sorted({key for mode in run.modes for key in mode.parameter_tags()})
+    mode_labels = (*MODE_LABELS, *parameter_labels)
     durations = {
         suffix: Gauge(f"transport_bench_mode_{suffix}_seconds",
-                      f"{suffix} wall time of one iteration", MODE_LABELS, registry=registry)
+                      f"{suffix} wall time of one iteration", mode_labels, registry=registry)
         for suffix in DURATION_GAUGES
     }
     iterations = Gauge("transport_bench_mode_iterations",
-                       "successful measured iterations", MODE_LABELS, registry=registry)
+                       "successful measured iterations", mode_labels, registry=registry)
     errors = Gauge("transport_bench_mode_errors",
-                   "failed measured iterations", MODE_LABELS, registry=registry)
+                   "failed measured iterations", mode_labels, registry=registry)
     verified_rtt = Gauge("transport_bench_mode_verified_rtt_seconds",
-                         "median TCP connect time to the mode's port", MODE_LABELS,
+                         "median TCP connect time to the mode's port", mode_labels,
                          registry=registry)
     configured_rtt = Gauge("transport_bench_mode_configured_rtt_seconds",
-                           "RTT of the netem profile", MODE_LABELS, registry=registry)
+                           "RTT of the netem profile", mode_labels, registry=registry)
     finished = Gauge("transport_bench_run_finished_timestamp_seconds",
                      "end of the run, Unix time", RUN_LABELS, registry=registry)
 
     for mode in run.modes:
+        tags = mode.parameter_tags()
         labels = (run.run_id, run.profile.name, run.profile.engine,
-                  mode.mode, mode.transport, mode.client)
+                  mode.mode, mode.transport, mode.client,
+                  *(tags.get(key, "") for key in parameter_labels))
         for suffix, field in DURATION_GAUGES.items():
             value_ms = getattr(mode.stats, field)
             if value_ms is not None:  # no sample: leave the series out rather than fake a 0

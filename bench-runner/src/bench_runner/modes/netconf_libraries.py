@@ -1,0 +1,342 @@
+"""NETCONF modes with the libraries people use: ncclient (paramiko underneath, synchronous,
+run in a worker thread) and scrapli-netconf (``AsyncNetconfDriver`` on asyncssh).
+
+Both send what the floor client sends (the payload ``<get>``, the Loopback0 description
+``<edit-config>`` and ``<commit>``) and honour the framing parameter: ncclient through a
+device handler that offers only ``:base:1.0``, scrapli-netconf through
+``preferred_netconf_version``. ncclient pipelines in its ``async_mode`` (RPCs are sent
+without waiting, replies matched by message-id), so it has ``netconf/batch-rpc``;
+scrapli-netconf waits for each reply (not applicable there).
+"""
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+from ncclient import manager  # type: ignore[import-untyped]
+from ncclient.devices.default import DefaultDeviceHandler  # type: ignore[import-untyped]
+from ncclient.operations import RPCError  # type: ignore[import-untyped]
+from ncclient.transport import TransportError  # type: ignore[import-untyped]
+from scrapli.exceptions import ScrapliException
+from scrapli_netconf.driver import AsyncNetconfDriver
+
+from bench_runner.modes.base import IterationError, Session, Target
+from bench_runner.modes.netconf import (
+    BASE_11,
+    DESCRIPTION_FILTER,
+    NetconfBatchRpc,
+    NetconfEditCommit,
+    NetconfFreshSession,
+    NetconfMode,
+    NetconfReuseSession,
+    description_config,
+    original_description,
+    payload_filter,
+)
+
+OPERATION_TIMEOUT_S = 60
+
+
+def edit_text(edit: int) -> str:
+    """The description the ``edit``-th edit sets (fixed length, like the floor client's)."""
+    return f"bench-runner edit {edit:08d}"
+
+
+class _Base10Handler(DefaultDeviceHandler):  # type: ignore[misc]
+    """ncclient's default device handler without ``:base:1.1``: end-of-message framing."""
+
+    def get_capabilities(self) -> list[str]:
+        return [cap for cap in super().get_capabilities() if cap != BASE_11]
+
+
+def _ncclient_connect(target: Target, mode: NetconfMode) -> Any:
+    device_params: dict[str, Any] = ({"handler": _Base10Handler} if mode.framing == "1.0"
+                                     else {"name": "default"})
+    return manager.connect(
+        host=target.host, port=target.netconf_port, username=target.username,
+        password=target.password, hostkey_verify=False, allow_agent=False,
+        look_for_keys=False, device_params=device_params, timeout=OPERATION_TIMEOUT_S,
+    )
+
+
+@contextmanager
+def _ncclient_errors() -> Iterator[None]:
+    try:
+        yield
+    except (RPCError, TransportError) as exc:
+        raise IterationError(f"ncclient: {type(exc).__name__}: {exc}") from exc
+
+
+def _reply_xml(reply: Any, expect: str) -> str:
+    text = str(reply.xml)
+    if expect not in text:
+        raise IterationError(f"ncclient: rpc-reply without {expect}>")
+    return text
+
+
+class _NcclientSession:
+    """One ncclient manager (connection) per iteration (``fresh``) or kept."""
+
+    def __init__(self, target: Target, mode: NetconfMode, *, fresh: bool) -> None:
+        self._target = target
+        self._mode = mode
+        self._fresh = fresh
+        self._manager: Any = None if fresh else _ncclient_connect(target, mode)
+        self._edits = 0
+        self._original: str | None = None
+
+    def _gets(self, nc: Any, count: int) -> list[str]:
+        subtree = ("subtree", payload_filter(self._mode.reply_bytes))
+        if not isinstance(self._mode, NetconfBatchRpc):
+            return [_reply_xml(nc.get(filter=subtree), "<data") for _ in range(count)]
+        nc.async_mode = True
+        try:
+            rpcs = [nc.get(filter=subtree) for _ in range(count)]
+        finally:
+            nc.async_mode = False
+        outputs = []
+        for rpc in rpcs:
+            if not rpc.event.wait(OPERATION_TIMEOUT_S):
+                raise IterationError("ncclient: no reply to a pipelined <get>")
+            if rpc.error is not None:
+                raise IterationError(f"ncclient: {rpc.error}")
+            outputs.append(_reply_xml(rpc.reply, "<data"))
+        return outputs
+
+    def _edit_commit(self, nc: Any, count: int) -> list[str]:
+        outputs = []
+        for _ in range(count):
+            self._edits += 1
+            outputs.append(_reply_xml(nc.edit_config(
+                config=description_config(edit_text(self._edits)), target="candidate",
+                default_operation="merge"), "<ok"))
+        outputs.append(_reply_xml(nc.commit(), "<ok"))
+        return ["".join(outputs)]
+
+    def _operations(self, nc: Any, count: int) -> list[str]:
+        if isinstance(self._mode, NetconfEditCommit):
+            return self._edit_commit(nc, count)
+        return self._gets(nc, count)
+
+    def run_sync(self, commands: Sequence[str]) -> list[str]:
+        with _ncclient_errors():
+            if not self._fresh:
+                return self._operations(self._manager, len(commands))
+            nc = _ncclient_connect(self._target, self._mode)
+            try:
+                return self._operations(nc, len(commands))
+            finally:
+                nc.close_session()
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        return await asyncio.to_thread(self.run_sync, commands)
+
+    def remember_description(self) -> None:
+        reply = self._manager.get_config(source="running", filter=("subtree", DESCRIPTION_FILTER))
+        self._original = original_description(str(reply.xml))
+
+    def close(self) -> None:
+        if self._manager is None:
+            return
+        try:
+            if isinstance(self._mode, NetconfEditCommit):
+                self._manager.edit_config(config=description_config(self._original),
+                                          target="candidate", default_operation="merge")
+                self._manager.commit()
+        finally:
+            self._manager.close_session()
+
+
+@asynccontextmanager
+async def _ncclient_session(target: Target, mode: NetconfMode, *,
+                            fresh: bool) -> AsyncIterator[Session]:
+    session = await asyncio.to_thread(_NcclientSession, target, mode, fresh=fresh)
+    try:
+        if isinstance(mode, NetconfEditCommit):
+            await asyncio.to_thread(session.remember_description)
+        yield session
+    finally:
+        await asyncio.to_thread(session.close)
+
+
+class NcclientFreshSession(NetconfFreshSession):
+    """ncclient: per iteration ``manager.connect`` (paramiko, hello exchange), one
+    ``get`` per command, ``close_session`` (waited for). Lower bound 4 + n round trips
+    per iteration."""
+
+    client = "ncclient"
+    floor = False
+    description = ("ncclient; per iteration manager.connect, one get (payload filter) per "
+                   "command, close_session")
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        async with _ncclient_session(target, self, fresh=True) as session:
+            yield session
+
+
+class NcclientReuseSession(NetconfReuseSession):
+    """ncclient: one manager kept; one ``get`` per command, each after the previous
+    reply. Lower bound n round trips per iteration."""
+
+    client = "ncclient"
+    floor = False
+    description = "ncclient; one manager kept; one get per command, each after the previous reply"
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        async with _ncclient_session(target, self, fresh=False) as session:
+            yield session
+
+
+class NcclientBatchRpc(NetconfBatchRpc):
+    """ncclient: one manager kept; ``async_mode`` on, so the n ``get`` RPCs go out without
+    waiting, then every reply is awaited. Lower bound 1 round trip per iteration."""
+
+    client = "ncclient"
+    floor = False
+    description = ("ncclient; one manager kept; async_mode: the get of every command sent "
+                   "without waiting, replies awaited in order")
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        async with _ncclient_session(target, self, fresh=False) as session:
+            yield session
+
+
+class NcclientEditCommit(NetconfEditCommit):
+    """ncclient: one manager kept; per command ``edit_config`` (merge into the candidate,
+    Loopback0 description), then ``commit``; the description is restored at the end.
+    Lower bound n + 1 round trips per iteration."""
+
+    client = "ncclient"
+    floor = False
+    description = ("ncclient; one manager kept; per command edit_config (candidate, merge), "
+                   "then commit")
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        async with _ncclient_session(target, self, fresh=False) as session:
+            yield session
+
+
+def _scrapli_driver(target: Target, mode: NetconfMode) -> AsyncNetconfDriver:
+    return AsyncNetconfDriver(
+        host=target.host, port=target.netconf_port, auth_username=target.username,
+        auth_password=target.password, auth_strict_key=False, transport="asyncssh",
+        ssh_config_file=False, preferred_netconf_version=mode.framing,
+        timeout_socket=OPERATION_TIMEOUT_S, timeout_transport=OPERATION_TIMEOUT_S,
+        timeout_ops=OPERATION_TIMEOUT_S,
+    )
+
+
+def _scrapli_result(response: Any, expect: str) -> str:
+    text = str(response.result)
+    if response.failed or expect not in text:
+        raise IterationError(f"scrapli-netconf: failed reply: {text[:120]!r}")
+    return text
+
+
+class _ScrapliSession:
+    def __init__(self, target: Target, mode: NetconfMode, kept: AsyncNetconfDriver | None,
+                 ) -> None:
+        self._target = target
+        self._mode = mode
+        self._kept = kept
+        self._edits = 0
+
+    async def _operations(self, conn: AsyncNetconfDriver, count: int) -> list[str]:
+        if not isinstance(self._mode, NetconfEditCommit):
+            subtree = payload_filter(self._mode.reply_bytes)
+            return [_scrapli_result(await conn.get(filter_=subtree, filter_type="subtree"),
+                                    "<data") for _ in range(count)]
+        outputs = []
+        for _ in range(count):
+            self._edits += 1
+            outputs.append(_scrapli_result(await conn.edit_config(
+                config=description_config(edit_text(self._edits)), target="candidate"), "<ok"))
+        outputs.append(_scrapli_result(await conn.commit(), "<ok"))
+        return ["".join(outputs)]
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        try:
+            if self._kept is not None:
+                return await self._operations(self._kept, len(commands))
+            conn = _scrapli_driver(self._target, self._mode)
+            await conn.open()
+            try:
+                return await self._operations(conn, len(commands))
+            finally:
+                await conn.close()
+        except ScrapliException as exc:
+            raise IterationError(f"scrapli-netconf: {type(exc).__name__}: {exc}") from exc
+
+
+@asynccontextmanager
+async def _scrapli_session(target: Target, mode: NetconfMode, *,
+                           fresh: bool) -> AsyncIterator[Session]:
+    if fresh:
+        yield _ScrapliSession(target, mode, None)
+        return
+    conn = _scrapli_driver(target, mode)
+    await conn.open()
+    original: str | None = None
+    try:
+        if isinstance(mode, NetconfEditCommit):
+            reply = await conn.get_config(source="running", filter_=DESCRIPTION_FILTER)
+            original = original_description(_scrapli_result(reply, "<data"))
+        yield _ScrapliSession(target, mode, conn)
+    finally:
+        try:
+            if isinstance(mode, NetconfEditCommit):
+                await conn.edit_config(config=description_config(original), target="candidate")
+                await conn.commit()
+        finally:
+            await conn.close()
+
+
+class ScrapliNetconfFreshSession(NetconfFreshSession):
+    """scrapli-netconf: per iteration ``AsyncNetconfDriver.open`` (asyncssh transport),
+    one ``get`` per command, ``close`` (close-session). Lower bound 4 + n round trips per
+    iteration."""
+
+    client = "scrapli-netconf"
+    floor = False
+    description = ("scrapli-netconf (asyncssh transport); per iteration open, one get per "
+                   "command, close")
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        async with _scrapli_session(target, self, fresh=True) as session:
+            yield session
+
+
+class ScrapliNetconfReuseSession(NetconfReuseSession):
+    """scrapli-netconf: one driver kept; one ``get`` per command. Lower bound n round trips
+    per iteration."""
+
+    client = "scrapli-netconf"
+    floor = False
+    description = "scrapli-netconf (asyncssh transport); one driver kept; one get per command"
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        async with _scrapli_session(target, self, fresh=False) as session:
+            yield session
+
+
+class ScrapliNetconfEditCommit(NetconfEditCommit):
+    """scrapli-netconf: one driver kept; per command ``edit_config`` (candidate), then
+    ``commit``; the description is restored at the end. Lower bound n + 1 round trips per
+    iteration."""
+
+    client = "scrapli-netconf"
+    floor = False
+    description = ("scrapli-netconf (asyncssh transport); one driver kept; per command "
+                   "edit_config (candidate), then commit")
+
+    @asynccontextmanager
+    async def session(self, target: Target) -> AsyncIterator[Session]:
+        async with _scrapli_session(target, self, fresh=False) as session:
+            yield session

@@ -1,0 +1,43 @@
+"""After a run whose InfluxDB was stopped mid-run, then started, then ``bench-runner
+replay``: every point of the run is in InfluxDB and the spool is empty.
+
+Needs a running lab; ``make bench-spool-test`` (mk/runner.mk) does the stopping, starting
+and replaying on the host and then runs this file in the bench-runner container with
+``SPOOL_TEST_RUN_ID`` set. Without that variable it is skipped (plain unit-test runs).
+"""
+
+import json
+import os
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bench_runner.settings import Settings
+
+RUN_ID = os.environ.get("SPOOL_TEST_RUN_ID")
+pytestmark = pytest.mark.skipif(not RUN_ID, reason="needs SPOOL_TEST_RUN_ID: make bench-spool-test")
+
+
+def influx_count(settings: Settings, query: str) -> int:
+    password = settings.influx_password.get_secret_value() if settings.influx_password else ""
+    response = httpx.get(f"{settings.influx_url}/query", timeout=15.0,
+                         params={"db": settings.influx_db, "q": query},
+                         auth=(settings.influx_username or "", password))
+    response.raise_for_status()
+    series = response.json()["results"][0].get("series", [])
+    return int(series[0]["values"][0][1]) if series else 0
+
+
+def test_every_point_of_the_run_arrived_and_the_spool_is_empty() -> None:
+    settings = Settings()
+    results = json.loads(Path(settings.results_dir, str(RUN_ID), "results.json").read_text())
+    published = [mode for mode in results["modes"] if mode["published"]]
+    assert published, "the run measured nothing"
+    iterations = sum(mode["stats"]["n"] + mode["stats"]["errors"] for mode in published)
+
+    where = f"WHERE run_id = '{RUN_ID}'"
+    assert influx_count(settings, f"SELECT count(wall_ms) FROM iteration {where}") == iterations
+    assert influx_count(settings, f"SELECT count(n) FROM mode_summary {where}") == len(published)
+    leftovers = sorted(path.name for path in settings.spool_dir.glob(f"{RUN_ID}*"))
+    assert leftovers == []
