@@ -1,6 +1,7 @@
 """Measures the network round trip to a port: the time of a TCP connect (SYN, SYN-ACK)."""
 
 import asyncio
+import socket
 import statistics
 import time
 
@@ -35,6 +36,9 @@ async def probe_rtt(host: str, port: int, samples: int = PROBE_SAMPLES,
     """Median of ``samples`` sequential TCP connects (the median ignores the odd
     retransmitted SYN under loss); with ``reference_port``, each connect is followed by one
     to that port, and the median of those is recorded too."""
+    # Resolve once: a name lookup per connect would add the resolver's round trip to every sample.
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    host = str(infos[0][4][0])
     times: list[float] = []
     reference: list[float] = []
     for _ in range(samples):
