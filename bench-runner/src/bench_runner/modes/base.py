@@ -41,6 +41,17 @@ class Session(Protocol):
         ...
 
 
+class OneRoundTripPerCommand:
+    """For modes whose every command is one request and its reply on an already open session:
+    one round trip per command is both the floor and what a client pays."""
+
+    def min_round_trips(self, n_commands: int) -> int:
+        return n_commands
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        return n_commands
+
+
 class Mode(ABC):
     """One way of running CLI commands on the device.
 

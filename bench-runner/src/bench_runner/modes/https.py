@@ -13,7 +13,14 @@ from urllib.parse import quote_plus
 
 import httpx
 
-from bench_runner.modes.base import IterationError, Mode, Session, Target, Transport
+from bench_runner.modes.base import (
+    IterationError,
+    Mode,
+    OneRoundTripPerCommand,
+    Session,
+    Target,
+    Transport,
+)
 from bench_runner.validation import failure_summary, first_line
 
 REQUEST_TIMEOUT_S = 60.0
@@ -112,7 +119,7 @@ class HttpsFreshConnection(Mode):
             yield _PerCommandSession(client)
 
 
-class HttpsKeepAlive(Mode):
+class HttpsKeepAlive(OneRoundTripPerCommand, Mode):
     """One HTTP/1.1 keep-alive connection kept across iterations, one GET per command.
 
     Lower bound per command, 1 round trip (request and response); HTTP/1.1 clients do not
@@ -127,12 +134,6 @@ class HttpsKeepAlive(Mode):
         "httpx; one client kept across iterations (HTTP/1.1 keep-alive), "
         "one GET /admin/exec/<command> per command"
     )
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return n_commands
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return n_commands
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -328,7 +329,7 @@ class _RestconfSession:
         return outputs
 
 
-class HttpsRestconfGet(Mode):
+class HttpsRestconfGet(OneRoundTripPerCommand, Mode):
     """RESTCONF (RFC 8040) on a kept HTTP/1.1 keep-alive connection: per command of the
     run one ``GET /restconf/data/Cisco-IOS-XE-native:native`` (JSON, RFC 7951), each after
     the previous reply; the command text itself is not sent (n has the meaning it has in
@@ -346,12 +347,6 @@ class HttpsRestconfGet(Mode):
         "httpx; one keep-alive client kept; per command one RESTCONF "
         "GET /restconf/data/Cisco-IOS-XE-native:native (JSON), each after the previous reply"
     )
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return n_commands
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return n_commands
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:

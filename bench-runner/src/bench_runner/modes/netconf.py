@@ -18,7 +18,14 @@ from xml.sax.saxutils import escape, unescape
 
 import asyncssh
 
-from bench_runner.modes.base import IterationError, Mode, Session, Target, Transport
+from bench_runner.modes.base import (
+    IterationError,
+    Mode,
+    OneRoundTripPerCommand,
+    Session,
+    Target,
+    Transport,
+)
 from bench_runner.modes.ssh_exec import traced_connect
 from bench_runner.roundtrips import SocketTrace
 
@@ -275,19 +282,13 @@ class NetconfFreshSession(NetconfMode):
         yield _FreshNetconfSession(target, self)
 
 
-class NetconfReuseSession(NetconfMode):
+class NetconfReuseSession(OneRoundTripPerCommand, NetconfMode):
     """A NETCONF session opened before the warm-up and kept; one ``<get>`` per command,
     each sent after the previous reply. Lower bound n round trips per iteration."""
 
     name = "netconf/reuse-session"
     description = ("asyncssh + hand-framed NETCONF; one session kept; one <get> per command, "
                    "each after the previous reply")
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return n_commands
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return n_commands
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:

@@ -18,7 +18,14 @@ from typing import Literal, Protocol
 
 import paramiko
 
-from bench_runner.modes.base import IterationError, Mode, Session, Target, Transport
+from bench_runner.modes.base import (
+    IterationError,
+    Mode,
+    OneRoundTripPerCommand,
+    Session,
+    Target,
+    Transport,
+)
 from bench_runner.modes.ssh_exec import traced_connect
 from bench_runner.modes.ssh_libraries import openssh_argv, openssh_version, paramiko_connect
 from bench_runner.roundtrips import SocketTrace
@@ -134,7 +141,7 @@ class TunnelBulk(TunnelMode):
             yield _TracedBulkSession(lambda: _connect_local(port), self.size, trace)
 
 
-class TunnelRequest(TunnelMode):
+class TunnelRequest(OneRoundTripPerCommand, TunnelMode):
     """Per command one small ``GET /`` through the kept forward, on one HTTP/1.1
     keep-alive connection through it (opened by the warm-up): the tunnel's counterpart of
     ``https/keep-alive`` (the same request pattern straight to nginx, over TLS).
@@ -146,12 +153,6 @@ class TunnelRequest(TunnelMode):
     name = "tunnel/request"
     description = ("asyncssh forward_local_port (ssh -L) kept; one HTTP/1.1 keep-alive "
                    "connection through it; per command one small GET / (vs https/keep-alive)")
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return n_commands
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return n_commands
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
