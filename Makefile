@@ -70,7 +70,7 @@ clean: ## Stop the lab and delete its volumes (InfluxDB, Prometheus, Grafana, de
 	$(COMPOSE) --profile tools down -v --remove-orphans
 	$(TEST_COMPOSE) --profile tools down -v --remove-orphans
 
-test: test-go fuzz-short test-device test-netem test-netem-tc check-netem-restart test-prometheus test-runner test-e2e ## Run every test: unit, integration and end-to-end on the real lab
+test: test-go fuzz-short test-device test-netem test-netem-tc check-netem-restart test-prometheus test-runner test-e2e test-sink-spool ## Run every test: unit, integration and end-to-end on the real lab
 
 test-go: ## Go tests of the device emulator (in the Go image)
 	docker run --rm -v "$(CURDIR):/src:ro" -w /src/emulator -e GOFLAGS=-buildvcs=false \

@@ -1,7 +1,7 @@
 # bench-runner targets (included by the root Makefile).
 BENCH_PLAN ?= nightly
 
-.PHONY: bench-matrix bench-smoke bench-spool-test
+.PHONY: bench-matrix bench-smoke test-sink-spool
 
 bench-matrix: .env ## Run a plan (BENCH_PLAN=nightly: every mode x client x profile), then `bench-runner report`
 	run_id=matrix-$$(date -u +%Y%m%dT%H%M%SZ); status=0; \
@@ -16,10 +16,10 @@ bench-smoke: .env ## Quick smoke plan: every mode and client at local, 3 iterati
 # is started again `bench-runner replay` must deliver every one of them
 # (bench-runner/tests/integration/test_spool_delivery.py checks InfluxDB and the spool).
 # docker compose runs here on the host; no container gets the docker socket.
-SPOOL_COMPOSE ?= $(COMPOSE) -p transport-lab-spool -f compose.yaml -f compose.test.yaml
+SPOOL_COMPOSE ?= LAB_TEST_SUBNET=198.18.102.0/24 $(COMPOSE) -p transport-lab-spool -f compose.yaml -f compose.test.yaml
 SPOOL_STOP_AFTER_S ?= 12
 
-bench-spool-test: .env ## Stop InfluxDB mid-run, start it, replay: assert every point arrived
+test-sink-spool: .env ## Stop InfluxDB mid-run, start it, replay: assert every point arrived
 	run_id=spool-$$(date -u +%Y%m%dT%H%M%SZ); log=$$(mktemp); status=0; \
 	$(SPOOL_COMPOSE) up -d --wait device netem influxdb pushgateway; \
 	$(SPOOL_COMPOSE) run --rm -T bench-runner run --profile regional \
@@ -27,13 +27,13 @@ bench-spool-test: .env ## Stop InfluxDB mid-run, start it, replay: assert every 
 	  >$$log 2>&1 & runner=$$!; \
 	sleep $(SPOOL_STOP_AFTER_S); \
 	if ! kill -0 $$runner 2>/dev/null; then \
-	  echo "bench-spool-test: the run ended before InfluxDB was stopped"; status=1; fi; \
+	  echo "test-sink-spool: the run ended before InfluxDB was stopped"; status=1; fi; \
 	$(SPOOL_COMPOSE) stop influxdb; \
-	wait $$runner || echo "bench-spool-test: run exit status $$? (modes are judged by the assertions below)"; \
+	wait $$runner || echo "test-sink-spool: run exit status $$? (modes are judged by the assertions below)"; \
 	cat $$log; \
-	grep -q "influxdb unavailable" $$log || { echo "bench-spool-test: the run did not spool"; status=1; }; \
+	grep -q "influxdb unavailable" $$log || { echo "test-sink-spool: the run did not spool"; status=1; }; \
 	$(SPOOL_COMPOSE) run --rm -T --no-deps --entrypoint ls bench-runner /results/spool \
-	  | grep -x "$$run_id.lp" >/dev/null || { echo "bench-spool-test: $$run_id.lp not in the spool"; status=1; }; \
+	  | grep -x "$$run_id.lp" >/dev/null || { echo "test-sink-spool: $$run_id.lp not in the spool"; status=1; }; \
 	$(SPOOL_COMPOSE) up -d --wait influxdb; \
 	$(SPOOL_COMPOSE) run --rm -T bench-runner replay || status=1; \
 	$(SPOOL_COMPOSE) run --rm -T --no-deps -e SPOOL_TEST_RUN_ID=$$run_id --entrypoint python3 \

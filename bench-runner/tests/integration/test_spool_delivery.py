@@ -1,7 +1,7 @@
 """After a run whose InfluxDB was stopped mid-run, then started, then ``bench-runner
 replay``: every point of the run is in InfluxDB and the spool is empty.
 
-Needs a running lab; ``make bench-spool-test`` (mk/runner.mk) does the stopping, starting
+Needs a running lab; ``make test-sink-spool`` (mk/runner.mk) does the stopping, starting
 and replaying on the host and then runs this file in the bench-runner container with
 ``SPOOL_TEST_RUN_ID`` set. Without that variable it is skipped (plain unit-test runs).
 """
@@ -16,7 +16,7 @@ import pytest
 from bench_runner.settings import Settings
 
 RUN_ID = os.environ.get("SPOOL_TEST_RUN_ID")
-pytestmark = pytest.mark.skipif(not RUN_ID, reason="needs SPOOL_TEST_RUN_ID: make bench-spool-test")
+pytestmark = pytest.mark.skipif(not RUN_ID, reason="needs SPOOL_TEST_RUN_ID: make test-sink-spool")
 
 
 def influx_count(settings: Settings, query: str) -> int:
