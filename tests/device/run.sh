@@ -56,4 +56,17 @@ case $mode in
     *) echo "unknown mode $mode" >&2; exit 2 ;;
 esac
 if [[ $status -ne 0 ]]; then docker logs --tail=60 "$prefix-device" 2>&1; fi
+
+# Nothing the devices logged (sshd, nginx, the device daemon) may carry a credential: neither the
+# password nor a Basic token, good (the tests' own) or bad (foo:bar, sent by the 401 test).
+if [[ $mode == test ]]; then
+    for c in "${containers[@]}"; do
+        for secret in "$password" "$(printf 'labops:%s' "$password" | base64)" "Zm9vOmJhcg==" "Basic "; do
+            if docker logs "$c" 2>&1 | grep -qF -- "$secret"; then
+                echo "FAIL: $c logged a credential (${secret:0:6}...)"; status=1
+            fi
+        done
+    done
+    [[ $status -eq 0 ]] && echo "PASS: no credential in the device logs"
+fi
 exit $status
