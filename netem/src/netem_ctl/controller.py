@@ -37,7 +37,7 @@ class Controller:
     def apply(self, profile: Profile) -> None:
         with self._lock:
             log.info("applying profile %s via %s: %s", profile.name, self.engine.name,
-                     profile.effective(self.engine.placed(profile.impairment())))
+                     profile.effective())
             try:
                 self.engine.apply(profile.impairment())
             except Exception:
@@ -71,8 +71,7 @@ class Controller:
             return {
                 "engine": self.choice.name,
                 "engine_reason": self.choice.reason,
-                "profile": (self.profile.effective(self.engine.placed(self.profile.impairment()))
-                            if self.profile else None),
+                "profile": self.profile.effective() if self.profile else None,
                 "applied_at": self.applied_at.isoformat() if self.applied_at else None,
                 "readback": self.engine.readback(),
             }

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 # Without a rate limit the queue must still hold everything sent during one delay;
 # sized for a 1 Gbit/s sender of full-size frames, and never below netem's default.
@@ -46,11 +46,6 @@ class Impairment:
 
     def from_device(self) -> DirectionImpairment:
         return self._direction(1.0 - self.split)
-
-    def with_all_delay_toward_device(self) -> Impairment:
-        """The same round trip (delay and jitter) applied entirely client->device; loss and rate
-        still apply to both directions."""
-        return replace(self, split=1.0)
 
     def _direction(self, share: float) -> DirectionImpairment:
         delay_ms = self.rtt_ms * share

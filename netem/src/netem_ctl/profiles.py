@@ -38,10 +38,9 @@ class Profile(BaseModel):
         return Impairment(rtt_ms=self.rtt_ms, split=self.split, jitter_ms=self.jitter_ms, loss_pct=self.loss_pct,
                           rate_mbit=self.rate_mbit, limit_packets=self.limit_packets)
 
-    def effective(self, placed: Impairment | None = None) -> dict[str, Any]:
-        """The profile as applied: queue limits resolved, per-direction figures spelled out as
-        the engine `placed` them (as configured when not given)."""
-        impairment = placed or self.impairment()
+    def effective(self) -> dict[str, Any]:
+        """The profile as applied: queue limits resolved, per-direction figures spelled out."""
+        impairment = self.impairment()
         return {
             **self.model_dump(),
             "directions": {

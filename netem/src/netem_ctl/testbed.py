@@ -4,12 +4,17 @@
 Also runnable as a module inside a namespace:
   python3 -m netem_ctl.testbed serve PORT...            TCP servers for the probes below
   python3 -m netem_ctl.testbed probe KIND HOST PORT N   prints a JSON list of milliseconds
+                                                        ("oneway": of [toward, back] pairs)
+"connect-spin" and "echo-spin" busy-poll instead of sleeping in the kernel: after idling through
+the delay, a sleeping probe's own wake-up (tens to hundreds of microseconds on a VM) would be
+counted as engine error.
 Stdlib only: it runs in the netem VM too.
 """
 from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import socketserver
 import struct
@@ -87,6 +92,12 @@ class Testbed:
         server.stdout.readline()  # "ready"
         self._servers.append(server)
 
+    def one_way(self, port: int, count: int) -> list[tuple[float, float]]:
+        """Milliseconds client->device and device->client per message; both namespaces share the
+        host's monotonic clock, so the device's receive stamp splits each round trip."""
+        pairs: list[list[float]] = self.probe("oneway", port, count)  # type: ignore[assignment]
+        return [(toward, back) for toward, back in pairs]
+
     def probe(self, kind: str, port: int, count: int) -> list[float]:
         """Run a probe from the client namespace; milliseconds per sample."""
         result = subprocess.run([*self.client.prefix, sys.executable, "-m", "netem_ctl.testbed", "probe", kind,
@@ -101,7 +112,8 @@ def python_env() -> dict[str, str]:
 
 
 class _ProbeHandler(socketserver.BaseRequestHandler):
-    """First line picks the mode: "echo", "send N" (we send N bytes), "recv N" (we read N, answer "ok")."""
+    """First line picks the mode: "echo", "stamp" (answer each message with our monotonic clock),
+    "send N" (we send N bytes), "recv N" (we read N, answer "ok")."""
 
     def handle(self) -> None:
         sock: socket.socket = self.request
@@ -113,6 +125,9 @@ class _ProbeHandler(socketserver.BaseRequestHandler):
         if command[0] == b"echo":
             while block := reader.read1(65536):
                 sock.sendall(block)
+        elif command[0] == b"stamp":
+            while reader.read(ECHO_BYTES):
+                sock.sendall(struct.pack("!q", time.monotonic_ns()))
         elif command[0] == b"send":
             remaining = int(command[1])
             chunk = b"x" * 65536
@@ -140,12 +155,14 @@ def serve(ports: list[int]) -> None:
 
 
 def probe(kind: str, host: str, port: int, count: int) -> list[float]:
-    if kind == "connect":
-        return _connect_times(host, port, count)
+    if kind in ("connect", "connect-spin"):
+        return _connect_times(host, port, count, spin=kind.endswith("-spin"))
     if kind == "connect-once":
         return _connect_times(host, port, 1, timeout_s=2)
-    if kind == "echo":
-        return _echo_times(host, port, count)
+    if kind in ("echo", "echo-spin"):
+        return _echo_times(host, port, count, spin=kind.endswith("-spin"))
+    if kind == "oneway":
+        return _one_way_times(host, port, count)  # type: ignore[return-value]
     if kind == "download":
         return [_transfer_time(host, port, f"send {count}\n", count)]
     if kind == "upload":
@@ -155,31 +172,74 @@ def probe(kind: str, host: str, port: int, count: int) -> list[float]:
     raise ValueError(f"unknown probe {kind!r}")
 
 
-def _connect_times(host: str, port: int, count: int, timeout_s: float = 30) -> list[float]:
-    """One round trip each: SYN out, SYN-ACK back."""
+def _connect_times(host: str, port: int, count: int, timeout_s: float = 30, spin: bool = False) -> list[float]:
+    """One round trip each: SYN out, SYN-ACK back (answered by the device's kernel, no process wakes)."""
     samples = []
     for _ in range(count):
-        start = time.perf_counter()
-        with socket.create_connection((host, port), timeout=timeout_s):
+        with socket.socket() as sock:
+            start = time.perf_counter()
+            if spin:
+                _spin_connect(sock, (host, port), start + timeout_s)
+            else:
+                sock.settimeout(timeout_s)
+                sock.connect((host, port))
             samples.append((time.perf_counter() - start) * 1000)
         time.sleep(PROBE_GAP_S)
     return samples
 
 
-def _echo_times(host: str, port: int, count: int) -> list[float]:
+def _spin_connect(sock: socket.socket, address: tuple[str, int], deadline: float) -> None:
+    sock.setblocking(False)
+    sock.connect_ex(address)
+    while not select.select([], [sock], [], 0)[1]:
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"connect to {address} timed out")
+    if error := sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
+        raise OSError(error, os.strerror(error))
+
+
+def _echo_times(host: str, port: int, count: int, spin: bool = False) -> list[float]:
     """Application-level ping over one connection (TCP_NODELAY), like ICMP ping but on the TCP port."""
     message = b"p" * ECHO_BYTES
     samples = []
     with socket.create_connection((host, port), timeout=30) as sock:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.sendall(b"echo\n")
+        if spin:
+            sock.setblocking(False)
         for _ in range(count):
             start = time.perf_counter()
             sock.sendall(message)
             received = 0
             while received < ECHO_BYTES:
-                received += len(sock.recv(ECHO_BYTES - received))
+                try:
+                    chunk = sock.recv(ECHO_BYTES - received)
+                except BlockingIOError:
+                    if time.perf_counter() - start > 30:
+                        raise TimeoutError("echo timed out") from None
+                    continue
+                if not chunk:
+                    raise ConnectionError("the echo server closed the connection")
+                received += len(chunk)
             samples.append((time.perf_counter() - start) * 1000)
+            time.sleep(PROBE_GAP_S)
+    return samples
+
+
+def _one_way_times(host: str, port: int, count: int) -> list[list[float]]:
+    """[toward, back] milliseconds per message: send, device stamps its receipt, reply arrives."""
+    message = b"s" * ECHO_BYTES
+    samples = []
+    with socket.create_connection((host, port), timeout=30) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.sendall(b"stamp\n")
+        reader = sock.makefile("rb")
+        for _ in range(count):
+            sent = time.monotonic_ns()
+            sock.sendall(message)
+            (received,) = struct.unpack("!q", reader.read(8))
+            back = time.monotonic_ns()
+            samples.append([(received - sent) / 1e6, (back - received) / 1e6])
             time.sleep(PROBE_GAP_S)
     return samples
 

@@ -31,14 +31,23 @@ def test_round_trip_whatever_the_split(bed, engine, split):
         assert 40 <= measured <= 40 + OVERHEAD_MAX_MS, f"{kind}: {measured:.2f} ms"
 
 
-def test_device_to_client_transfer_is_not_capped_by_held_packets(bed, engine):
-    """Holding the device's own outgoing packets would let TCP Small Queues cap a transfer from
-    the device at about two packets per one-way delay (0.38 MB/s at 30 ms); the engine places
-    the delay on the incoming direction instead, where no local socket owns the packets."""
+@pytest.mark.parametrize("split", [0.5, 0.0], ids=["even", "all-device-to-client"])
+def test_device_to_client_transfer_is_not_capped_by_held_packets(bed, engine, split):
+    """Held in OUTPUT/POSTROUTING, the device's own packets would stay charged to its socket and
+    TCP Small Queues would cap the transfer at about two packets per one-way delay (0.38 MB/s at
+    30 ms); the detour hands them to FORWARD first, so the cap is the window's, like real netem."""
     size = 4_000_000
-    engine.apply(Impairment(rtt_ms=30))
+    engine.apply(Impairment(rtt_ms=30, split=split))
     elapsed_s = bed.probe("download", BENCH_PORT, size)[0] / 1000
     assert size / elapsed_s / 1e6 >= 2.0, f"{size / elapsed_s / 1e6:.2f} MB/s"
+
+
+@pytest.mark.parametrize("split", [0.25, 0.5, 1.0])
+def test_each_direction_gets_its_share_of_the_delay(bed, engine, split):
+    engine.apply(Impairment(rtt_ms=40, split=split))
+    toward, back = (statistics.median(samples) for samples in zip(*bed.one_way(BENCH_PORT, 20)))
+    assert 40 * split <= toward <= 40 * split + OVERHEAD_MAX_MS
+    assert 40 * (1 - split) <= back <= 40 * (1 - split) + OVERHEAD_MAX_MS
 
 
 def test_control_port_is_not_delayed(bed, engine):

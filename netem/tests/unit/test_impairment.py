@@ -22,12 +22,3 @@ def test_auto_limit_covers_rate_times_delay_with_floor():
     assert auto_limit_packets(100, 300) == 5000
     assert Impairment(rtt_ms=600).toward_device().limit_packets == 50_000
     assert Impairment(rtt_ms=600, limit_packets=7).toward_device().limit_packets == 7
-
-
-def test_all_delay_toward_device_keeps_the_round_trip_loss_and_rate():
-    placed = Impairment(rtt_ms=40, split=0.25, jitter_ms=8, loss_pct=1.5, rate_mbit=10).with_all_delay_toward_device()
-    toward, back = placed.toward_device(), placed.from_device()
-    assert (toward.delay_us, toward.jitter_us) == (40_000, 8_000)
-    assert (back.delay_us, back.jitter_us) == (0, 0)
-    assert back.loss_pct == toward.loss_pct == 1.5
-    assert back.rate_kbit == toward.rate_kbit == 10_000

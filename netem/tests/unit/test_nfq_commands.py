@@ -11,10 +11,14 @@ def test_install_commands():
         [*IPT, "-A", "NETEM_LAB_IN", "-i", "eth0", "-p", "tcp", "-m", "multiport", "--dports", "22,443,830",
          "-j", "NFQUEUE", "--queue-num", "1"],
         [*IPT, "-N", "NETEM_LAB_OUT"],
-        [*IPT, "-A", "NETEM_LAB_OUT", "-o", "eth0", "-p", "tcp", "-m", "multiport", "--sports", "22,443,830",
-         "-j", "NFQUEUE", "--queue-num", "2"],
+        [*IPT, "-A", "NETEM_LAB_OUT", "-i", "tl-detour1", "-o", "eth0", "-p", "tcp", "-m", "multiport",
+         "--sports", "22,443,830", "-j", "NFQUEUE", "--queue-num", "2"],
+        [*IPT, "-N", "NETEM_LAB_DETOUR"],
+        [*IPT, "-A", "NETEM_LAB_DETOUR", "-o", "eth0", "-p", "tcp", "-m", "multiport", "--sports", "22,443,830",
+         "-j", "MARK", "--set-xmark", "0x4e51/0xffffffff"],
         [*IPT, "-I", "PREROUTING", "1", "-j", "NETEM_LAB_IN"],
-        [*IPT, "-I", "POSTROUTING", "1", "-j", "NETEM_LAB_OUT"],
+        [*IPT, "-I", "FORWARD", "1", "-j", "NETEM_LAB_OUT"],
+        [*IPT, "-I", "OUTPUT", "1", "-j", "NETEM_LAB_DETOUR"],
     ]
 
 
@@ -25,18 +29,22 @@ def test_no_queue_bypass_anywhere():
 def test_remove_commands():
     assert remove_commands() == [
         [*IPT, "-D", "PREROUTING", "-j", "NETEM_LAB_IN"],
-        [*IPT, "-D", "POSTROUTING", "-j", "NETEM_LAB_OUT"],
+        [*IPT, "-D", "FORWARD", "-j", "NETEM_LAB_OUT"],
+        [*IPT, "-D", "OUTPUT", "-j", "NETEM_LAB_DETOUR"],
         [*IPT, "-F", "NETEM_LAB_IN"], [*IPT, "-X", "NETEM_LAB_IN"],
         [*IPT, "-F", "NETEM_LAB_OUT"], [*IPT, "-X", "NETEM_LAB_OUT"],
+        [*IPT, "-F", "NETEM_LAB_DETOUR"], [*IPT, "-X", "NETEM_LAB_DETOUR"],
     ]
 
 
 def test_expected_rules_use_iptables_S_spelling():
     assert expected_rule_lines("eth0", (22,)) == [
         "-A PREROUTING -j NETEM_LAB_IN",
-        "-A POSTROUTING -j NETEM_LAB_OUT",
+        "-A FORWARD -j NETEM_LAB_OUT",
+        "-A OUTPUT -j NETEM_LAB_DETOUR",
         "-A NETEM_LAB_IN -i eth0 -p tcp -m multiport --dports 22 -j NFQUEUE --queue-num 1",
-        "-A NETEM_LAB_OUT -o eth0 -p tcp -m multiport --sports 22 -j NFQUEUE --queue-num 2",
+        "-A NETEM_LAB_OUT -i tl-detour1 -o eth0 -p tcp -m multiport --sports 22 -j NFQUEUE --queue-num 2",
+        "-A NETEM_LAB_DETOUR -o eth0 -p tcp -m multiport --sports 22 -j MARK --set-xmark 0x4e51/0xffffffff",
     ]
 
 

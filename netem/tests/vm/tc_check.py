@@ -49,6 +49,16 @@ def check_delayed(bed: Testbed, label: str) -> None:
           f"median {measured:.2f} ms, want <= {UNDELAYED_MAX_MS}")
 
 
+def check_split(bed: Testbed, label: str, split: float) -> None:
+    """Each direction's one-way delay, from the device's receive stamp (one clock in the VM)."""
+    toward, back = (statistics.median(samples) for samples in zip(*bed.one_way(BENCH_PORT, SAMPLES)))
+    for name, measured, wanted in (("client->device", toward, RTT_MS * split),
+                                   ("device->client", back, RTT_MS * (1 - split))):
+        low, high = wanted + RTT_TOLERANCE_MS[0], wanted + RTT_TOLERANCE_MS[1]
+        check(f"{label}: {name} one-way delay", low <= measured <= high,
+              f"median {measured:.2f} ms, want {low:.0f}..{high:.0f}")
+
+
 def main() -> int:
     choice = choose_engine("auto", CommandRunner(), "/nonexistent/nfq-delayer")
     check("auto detection picks tc on a netem kernel", choice.name == "tc", choice.reason)
@@ -63,6 +73,7 @@ def main() -> int:
             problems = engine.problems(Impairment(rtt_ms=RTT_MS, split=split))
             check(f"{label}: readback matches", not problems, "; ".join(problems) or "ok")
             check_delayed(bed, label)
+            check_split(bed, label, split)
 
         engine.apply(Impairment(rtt_ms=RTT_MS, loss_pct=1, rate_mbit=5))
         with_rate = engine.readback()["tc"]

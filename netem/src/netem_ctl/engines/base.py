@@ -13,11 +13,6 @@ class Engine(ABC):
     def apply(self, impairment: Impairment) -> None:
         """Make `impairment` effective; a neutral impairment removes everything."""
 
-    def placed(self, impairment: Impairment) -> Impairment:
-        """How this engine places `impairment` across the two directions (as configured unless
-        the engine must deviate; the status reports the placed figures)."""
-        return impairment
-
     @abstractmethod
     def clear(self) -> None:
         """Remove every rule, qdisc and process the engine created; safe to call twice."""

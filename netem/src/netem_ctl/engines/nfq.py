@@ -1,8 +1,10 @@
 """User-space engine: iptables-legacy sends the benchmark ports to NFQUEUE, nfq-delayer holds the packets.
 
-Queue 1 takes client->device packets (mangle PREROUTING, -i eth0, --dports), queue 2 takes
-device->client packets (mangle POSTROUTING, -o eth0, --sports). No --queue-bypass: if a delayer
-dies its traffic is dropped, which the benchmark notices, instead of silently passing unimpaired.
+Queue 1 takes client->device packets (mangle PREROUTING, -i eth0, --dports). Queue 2 takes
+device->client packets after they have crossed the detour (mangle FORWARD, -i DETOUR_IN -o eth0,
+--sports), where no local socket owns them any more; mangle OUTPUT marks them for it. No
+--queue-bypass: if a delayer dies its traffic is dropped, which the benchmark notices, instead of
+silently passing unimpaired.
 """
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..impairment import DirectionImpairment, Impairment
+from . import detour
 from .base import Engine
+from .detour import Detour
 from .runner import Command, CommandRunner
 
 log = logging.getLogger("netem.nfq")
@@ -25,6 +29,7 @@ IPTABLES = "iptables-legacy"
 TABLE = "mangle"
 CHAIN_TOWARD_DEVICE = "NETEM_LAB_IN"
 CHAIN_FROM_DEVICE = "NETEM_LAB_OUT"
+CHAIN_DETOUR = "NETEM_LAB_DETOUR"
 QUEUE_TOWARD_DEVICE = 1
 QUEUE_FROM_DEVICE = 2
 DELAYER_ACK_TIMEOUT_S = 3.0
@@ -43,12 +48,14 @@ def rule_specs(interface: str, ports: Sequence[int]) -> dict[str, list[str]]:
     return {
         CHAIN_TOWARD_DEVICE: ["-i", interface, "-p", "tcp", "-m", "multiport", "--dports", port_list,
                               "-j", "NFQUEUE", "--queue-num", str(QUEUE_TOWARD_DEVICE)],
-        CHAIN_FROM_DEVICE: ["-o", interface, "-p", "tcp", "-m", "multiport", "--sports", port_list,
-                            "-j", "NFQUEUE", "--queue-num", str(QUEUE_FROM_DEVICE)],
+        CHAIN_FROM_DEVICE: ["-i", detour.DETOUR_IN, "-o", interface, "-p", "tcp", "-m", "multiport",
+                            "--sports", port_list, "-j", "NFQUEUE", "--queue-num", str(QUEUE_FROM_DEVICE)],
+        CHAIN_DETOUR: ["-o", interface, "-p", "tcp", "-m", "multiport", "--sports", port_list,
+                       "-j", "MARK", "--set-xmark", f"{hex(detour.FWMARK)}/0xffffffff"],
     }
 
 
-HOOKS = {CHAIN_TOWARD_DEVICE: "PREROUTING", CHAIN_FROM_DEVICE: "POSTROUTING"}
+HOOKS = {CHAIN_TOWARD_DEVICE: "PREROUTING", CHAIN_FROM_DEVICE: "FORWARD", CHAIN_DETOUR: "OUTPUT"}
 
 
 def install_commands(interface: str, ports: Sequence[int]) -> list[Command]:
@@ -193,42 +200,39 @@ class NfqEngine(Engine):
         self.generation = 0
         self.toward_device = Delayer("toward_device", QUEUE_TOWARD_DEVICE, runner, delayer_path, run_dir)
         self.from_device = Delayer("from_device", QUEUE_FROM_DEVICE, runner, delayer_path, run_dir)
-
-    def placed(self, impairment: Impairment) -> Impairment:
-        """All delay goes on the client->device queue. The device's own outgoing packets belong to
-        its TCP sockets, and TCP Small Queues counts every such packet held below the socket
-        against it (kernel netem orphans what it holds; NFQUEUE cannot), so holding them for the
-        delay capped device->client transfers at about two packets per one-way delay (measured:
-        0.38 MB/s at 30 ms with half the delay on each side, 14 MB/s with all of it inbound).
-        Every figure the lab measures depends on the round trip, which is unchanged."""
-        return impairment.with_all_delay_toward_device()
+        self.detour = Detour(runner)
 
     def apply(self, impairment: Impairment) -> None:
         if impairment.is_neutral:
             self.clear()
             return
-        impairment = self.placed(impairment)
         self.generation += 1
         # Delayers first: a rule pointing at an unbound queue would drop packets.
         self.toward_device.apply(impairment.toward_device(), self.generation)
         self.from_device.apply(impairment.from_device(), self.generation)
+        if self.detour.problems():
+            self.detour.install()
+            if remaining := self.detour.problems():
+                raise RuntimeError("; ".join(remaining))
         if self._rule_problems():
             self.runner.run_all(remove_commands(), check=False)
             self.runner.run_all(install_commands(self.interface, self.ports))
 
     def clear(self) -> None:
         self.runner.run_all(remove_commands(), check=False)
+        self.detour.remove()
         self.toward_device.stop()
         self.from_device.stop()
 
     def problems(self, impairment: Impairment) -> list[str]:
         if impairment.is_neutral:
             return []
-        return [*self._rule_problems(), *self.toward_device.problems(self.generation),
+        return [*self._rule_problems(), *self.detour.problems(), *self.toward_device.problems(self.generation),
                 *self.from_device.problems(self.generation)]
 
     def readback(self) -> dict[str, str]:
-        return {"tc": "", "iptables": self._rules_text(), "delayer": self._stats_text()}
+        return {"tc": "", "iptables": self._rules_text(), "detour": self.detour.readback(),
+                "delayer": self._stats_text()}
 
     def counters(self) -> dict[str, dict[str, int]]:
         return {delayer.direction: delayer.stats() for delayer in (self.toward_device, self.from_device)
