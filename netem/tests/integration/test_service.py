@@ -89,6 +89,12 @@ def test_initial_profile_api_and_clean_stop(bed, service):
     assert profile["engine"] in ("nfq", "tc")
     assert "NFQUEUE" in profile["readback"]["iptables"] or profile["engine"] == "tc"
     assert 30 <= statistics.median(bed.probe("connect", BENCH_PORT, 10)) <= 33
+    if profile["engine"] == "nfq":
+        status, body = http(bed, "GET", "/profile")
+        readback = json.loads(body)["readback"]
+        assert "lookup 4951" in readback["detour"] and "tl-detour1.accept_local = 1" in readback["detour"]
+        queued = [line.split() for line in readback["iptables_counters"].splitlines() if "NFQUEUE" in line]
+        assert len(queued) == 2 and all(int(packets) > 0 for packets, *_ in queued), queued
 
     status, body = http(bed, "PUT", "/profile", {"name": "custom60", "rtt_ms": 60})
     assert status == 200 and json.loads(body)["profile"]["rtt_ms"] == 60

@@ -231,8 +231,8 @@ class NfqEngine(Engine):
                 *self.from_device.problems(self.generation)]
 
     def readback(self) -> dict[str, str]:
-        return {"tc": "", "iptables": self._rules_text(), "detour": self.detour.readback(),
-                "delayer": self._stats_text()}
+        return {"tc": "", "iptables": self._rules_text(), "iptables_counters": self._counters_text(),
+                "detour": self.detour.readback(), "delayer": self._stats_text()}
 
     def counters(self) -> dict[str, dict[str, int]]:
         return {delayer.direction: delayer.stats() for delayer in (self.toward_device, self.from_device)
@@ -240,6 +240,10 @@ class NfqEngine(Engine):
 
     def _rules_text(self) -> str:
         return "".join(self.runner.output(ipt("-S", chain)) for chain in (*HOOKS.values(), *HOOKS))
+
+    def _counters_text(self) -> str:
+        """Packets and bytes each rule has matched: traffic really reaching the queues."""
+        return "".join(self.runner.output(ipt("-L", chain, "-v", "-n", "-x")) for chain in HOOKS)
 
     def _rule_problems(self) -> list[str]:
         installed = set(self._rules_text().splitlines())
