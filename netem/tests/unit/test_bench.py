@@ -32,3 +32,10 @@ def test_engine_error_subtracts_the_unimpaired_path():
     bench.add_error_beyond_baseline(rtt)
     assert rtt[0]["probes"]["echo"]["p50_engine_error_ms"] == 0
     assert rtt[1]["probes"]["echo"]["p50_engine_error_ms"] == pytest.approx(0.2)
+
+
+def test_error_bound_is_the_smaller_of_sleeping_and_busy_polling():
+    rtt = [{"probes": {"echo": {"p50_error_ms": 0.31}, "echo-spin": {"p50_error_ms": 0.22},
+                       "connect": {"p50_error_ms": 0.12}, "connect-spin": {"p50_error_ms": 0.29}}}]
+    bench.add_error_bounds(rtt)
+    assert rtt[0]["p50_error_bound_ms"] == {"echo": 0.22, "connect": 0.12}
