@@ -10,22 +10,27 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench_runner import phases
 from bench_runner.modes import ALL_MODES
 from bench_runner.results import ModeResult, RunResult
 from bench_runner.runner import ModeRun
+from bench_runner.wire import model as wire_model
 
 PARAMETER_COLUMNS = ("framing", "reply_bytes", "bulk_size")
 """Mode parameters (``modes[].parameters``) as the last CSV columns, empty where unset."""
+# Columns are only appended, so readers of older files keep working.
 ITERATION_COLUMNS = ("run_id", "profile", "engine", "mode", "transport", "client",
                      "client_version", "iteration", "started_at", "wall_ms", "ok", "error",
-                     "round_trips", *PARAMETER_COLUMNS)
+                     "round_trips", *PARAMETER_COLUMNS, *wire_model.ITERATION_COLUMNS,
+                     *phases.ITERATION_COLUMNS)
 MODE_COLUMNS = ("run_id", "profile", "engine", "mode", "transport", "client", "client_version",
                 "ok", "published", "n", "errors", "warmup_discarded", "min_ms", "max_ms",
                 "mean_ms", "p50_ms", "p95_ms", "p99_ms", "stddev_ms", "configured_rtt_ms",
                 "verified_rtt_ms", "min_round_trips", "expected_round_trips",
                 "speedup_vs_baseline", "counted_round_trips_p50", "runner_cpu_s",
                 "runner_rss_peak_bytes", "device_cpu_s", "device_memory_peak_bytes",
-                *PARAMETER_COLUMNS, "transfer_bytes", "throughput_mb_s")
+                *PARAMETER_COLUMNS, "transfer_bytes", "throughput_mb_s",
+                *wire_model.SUMMARY_COLUMNS, *phases.SUMMARY_COLUMNS)
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -60,6 +65,8 @@ def iteration_rows(run: RunResult, mode_runs: list[ModeRun]) -> list[dict[str, A
                 "started_at": record.started_at.isoformat(), "wall_ms": record.wall_ms,
                 "ok": record.ok, "error": record.error or "",
                 "round_trips": record.round_trips, **_parameter_columns(mode),
+                **wire_model.iteration_fields(record.wire),
+                **phases.iteration_fields(record.phases),
             })
     return rows
 
@@ -87,6 +94,7 @@ def mode_rows(run: RunResult) -> list[dict[str, Any]]:
             "device_memory_peak_bytes": resources.device_memory_peak_bytes if resources else None,
             **_parameter_columns(mode),
             "transfer_bytes": mode.transfer_bytes, "throughput_mb_s": mode.throughput_mb_s,
+            **wire_model.summary_fields(mode.wire), **phases.summary_fields(mode.phases),
         })
     return rows
 

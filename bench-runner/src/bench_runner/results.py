@@ -8,10 +8,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from bench_runner.phases import PhaseSummary
 from bench_runner.resources import ResourceUsage
 from bench_runner.roundtrips import RoundTrips
 from bench_runner.rtt_probe import RttCheck, RttProbe
 from bench_runner.stats import Stats
+from bench_runner.wire.model import WireCounts
 
 SCHEMA_VERSION: Literal[1] = 1
 
@@ -81,6 +83,11 @@ class ModeResult(BaseModel):
     """Payload bytes one iteration moves (tunnel/bulk); null for the other modes."""
     throughput_mb_s: float | None = None
     """``transfer_bytes`` / p50 wall time, in MB/s (10^6 bytes); null without samples."""
+    wire: WireCounts | None = None
+    """Packets, bytes and round trips counted on the wire (every client); null when the
+    mode was not measured."""
+    phases: PhaseSummary | None = None
+    """Per-iteration phases and their p50, for clients that expose them; else null."""
 
     def parameter_tags(self) -> dict[str, str]:
         """``parameters`` as text, for InfluxDB tags and Prometheus labels: the series of

@@ -27,15 +27,28 @@ class Event(StrEnum):
     RECV = "recv"
 
 
+class RoundTripCounter:
+    """The round-trip definition, fed one event at a time: the packet capture
+    (``bench_runner.wire``) counts a whole bulk transfer without keeping an event list."""
+
+    __slots__ = ("count", "last")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.last: Event | None = None
+
+    def feed(self, event: Event) -> None:
+        if event is Event.CONNECT or (event is Event.RECV and self.last is Event.SEND):
+            self.count += 1
+        self.last = event
+
+
 def count_round_trips(events: Iterable[Event]) -> int:
     """Connects plus send-to-receive direction changes in a socket trace."""
-    round_trips = 0
-    last: Event | None = None
+    counter = RoundTripCounter()
     for event in events:
-        if event is Event.CONNECT or (event is Event.RECV and last is Event.SEND):
-            round_trips += 1
-        last = event
-    return round_trips
+        counter.feed(event)
+    return counter.count
 
 
 class SocketTrace:

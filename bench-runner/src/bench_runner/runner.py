@@ -10,12 +10,15 @@ import asyncssh
 import httpx
 
 from bench_runner.modes import IterationError, Mode, Session, Target
+from bench_runner.phases import PhasedSession, summarize_phases
 from bench_runner.resources import ResourceMonitor, ResourceUsage
 from bench_runner.results import ModeResult
 from bench_runner.roundtrips import RoundTrips, TracedSession
 from bench_runner.rtt_probe import check_rtt, probe_rtt
 from bench_runner.stats import percentile, summarize
 from bench_runner.validation import validate_output
+from bench_runner.wire.capture import WireCapture, open_capture
+from bench_runner.wire.model import WireCounts, WireIteration, summarize_wire
 
 # Failures of the transport itself; anything else is a bug in the runner and should crash.
 TRANSPORT_ERRORS = (IterationError, TimeoutError, asyncssh.Error, httpx.HTTPError, OSError)
@@ -49,6 +52,10 @@ class IterationRecord:
     error: str | None
     round_trips: int | None = None
     """Counted on the client's socket (modes that trace it), else None."""
+    wire: WireIteration | None = None
+    """Packets, bytes and round trips counted on the wire; None without a capture."""
+    phases: dict[str, float] | None = None
+    """Phase -> ms, for clients that expose their phases, else None."""
 
     @property
     def ok(self) -> bool:
@@ -126,7 +133,11 @@ async def run_mode(
         error_messages.append(f"rtt gate: {rtt_check.reason} after {rtt_check.attempts} "
                               "probes; not measured, not published")
 
+    capture: WireCapture | None = None
+    wire_reason: str | None = None
     if rtt_probe is not None and rtt_check.passed:
+        capture, wire_reason = await asyncio.to_thread(open_capture, target.host,
+                                                       mode.wire_ports(target))
         try:
             async with mode.session(target) as session:
                 for warmup_index in range(1, plan.warmup + 1):
@@ -135,17 +146,26 @@ async def run_mode(
                         error_messages.append(f"warm-up {warmup_index}: {error}")
                     on_iteration(error is None)
                 trace = session.trace if isinstance(session, TracedSession) else None
+                phases = session.phases if isinstance(session, PhasedSession) else None
                 async with ResourceMonitor(plan.device_metrics_url) as monitor:
                     for iteration in range(1, plan.iterations + 1):
+                        # Forget setup and earlier traffic: every count starts here.
                         if trace is not None:
-                            trace.take_round_trips()  # forget setup and earlier traffic
+                            trace.take_round_trips()
+                        if phases is not None:
+                            phases.take()
+                        if capture is not None:
+                            capture.take()
                         started_at = datetime.now(UTC)
                         wall_ms, error = await run_iteration(
                             session, plan.commands, plan.iteration_timeout_s
                         )
-                        round_trips = trace.take_round_trips() if trace is not None else None
-                        records.append(IterationRecord(iteration, started_at, wall_ms, error,
-                                                       round_trips))
+                        records.append(IterationRecord(
+                            iteration, started_at, wall_ms, error,
+                            round_trips=trace.take_round_trips() if trace is not None else None,
+                            wire=capture.take() if capture is not None else None,
+                            phases=(phases.take() or None) if phases is not None else None,
+                        ))
                         if error is not None:
                             error_messages.append(f"iteration {iteration}: {error}")
                         on_iteration(error is None)
@@ -153,11 +173,15 @@ async def run_mode(
         except TRANSPORT_ERRORS as exc:
             # Opening or closing the kept session failed; iterations already run stay recorded.
             error_messages.append(f"session: {describe_failure(exc, plan.iteration_timeout_s)}")
+        finally:
+            if capture is not None:
+                await asyncio.to_thread(capture.close)
 
     samples_ms = [record.wall_ms for record in records if record.ok]
     counted = [record.round_trips for record in records
                if record.ok and record.round_trips is not None]
     errors = sum(1 for record in records if not record.ok)
+    succeeded = [record for record in records if record.ok]
     stats = summarize(samples_ms, errors, warmup_discarded=plan.warmup)
     transfer_bytes = mode.transfer_bytes()
     result = ModeResult(
@@ -188,5 +212,24 @@ async def run_mode(
         round_trips=RoundTrips(per_iteration=counted,
                                p50=percentile(counted, 0.5) if counted else None)
         if counted else None,
+        wire=wire_counts(capture, wire_reason, succeeded) if rtt_check.passed else None,
+        phases=summarize_phases([record.phases or {} for record in succeeded]),
     )
     return ModeRun(result=result, records=records)
+
+
+def wire_counts(capture: WireCapture | None, reason: str | None,
+                succeeded: list[IterationRecord]) -> WireCounts:
+    """The mode's wire counts: null counts with the reason when there was no capture or
+    it failed (never zeros), else every successful iteration's counts."""
+    if capture is None or capture.error is not None:
+        return WireCounts(available=False, reason=reason if capture is None else capture.error,
+                          interface=capture.interface if capture else None,
+                          filter=capture.filter if capture else None)
+    counted = [record.wire for record in succeeded if record.wire is not None]
+    caveat = None if capture.segments_known else (
+        "this kernel does not report GSO segment sizes to packet sockets: segments and "
+        "ip_bytes are null, packets are the aggregates the socket saw")
+    return WireCounts(available=True, reason=caveat, interface=capture.interface,
+                      filter=capture.filter, per_iteration=counted,
+                      p50=summarize_wire(counted), capture_drops=capture.drops)

@@ -82,6 +82,10 @@ class Mode(ABC):
                  Transport.NETCONF: target.netconf_port, Transport.TUNNEL: target.ssh_port}
         return ports[self.transport]
 
+    def wire_ports(self, target: Target) -> tuple[int, ...]:
+        """The target's TCP ports whose packets are this mode's (counted on the wire)."""
+        return (self.port(target),)
+
     @abstractmethod
     def min_round_trips(self, n_commands: int) -> int: ...
 

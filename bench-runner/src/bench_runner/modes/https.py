@@ -7,6 +7,7 @@ import json
 import platform
 import socket
 import ssl
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from urllib.parse import quote_plus
@@ -21,6 +22,8 @@ from bench_runner.modes.base import (
     Target,
     Transport,
 )
+from bench_runner.modes.http_phases import trace_extension
+from bench_runner.phases import PhaseTimer
 from bench_runner.validation import failure_summary, first_line
 
 REQUEST_TIMEOUT_S = 60.0
@@ -56,8 +59,9 @@ def new_client(target: Target, *, keep_alive: bool) -> httpx.AsyncClient:
     )
 
 
-async def get_exec(client: httpx.AsyncClient, commands: Sequence[str]) -> str:
-    response = await client.get(exec_path(commands))
+async def get_exec(client: httpx.AsyncClient, commands: Sequence[str],
+                   phases: PhaseTimer | None = None) -> str:
+    response = await client.get(exec_path(commands), extensions=trace_extension(phases))
     if response.status_code != httpx.codes.OK:
         reason = failure_summary(response.text)
         raise IterationError(f"{'/'.join(commands)}: HTTP {response.status_code}: {reason}")
@@ -67,20 +71,25 @@ async def get_exec(client: httpx.AsyncClient, commands: Sequence[str]) -> str:
 class _PerCommandSession:
     def __init__(self, client: httpx.AsyncClient) -> None:
         self._client = client
+        self.phases = PhaseTimer()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
-        return [await get_exec(self._client, [command]) for command in commands]
+        return [await get_exec(self._client, [command], self.phases) for command in commands]
 
 
 class _BatchSession:
     def __init__(self, client: httpx.AsyncClient) -> None:
         self._client = client
+        self.phases = PhaseTimer()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
-        return [await get_exec(self._client, commands)]
+        return [await get_exec(self._client, commands, self.phases)]
 
 
 class _ConcurrentSession:
+    """No phases: the requests are in flight together, so their steps overlap and would
+    add up to more than the wall time."""
+
     def __init__(self, client: httpx.AsyncClient) -> None:
         self._client = client
 
@@ -206,18 +215,26 @@ class _ResumingConnection(http.client.HTTPSConnection):
     """An HTTPS connection whose TLS handshake offers a saved session (TLS 1.3 ticket)."""
 
     def __init__(self, host: str, port: int, context: ssl.SSLContext,
-                 session: ssl.SSLSession | None) -> None:
+                 session: ssl.SSLSession | None, phases: PhaseTimer) -> None:
         super().__init__(host, port, context=context, timeout=REQUEST_TIMEOUT_S)
         self._tls_context = context
         self._tls_session = session
+        self._phases = phases
         self.tls_socket: ssl.SSLSocket | None = None
+        self.connect_s = 0.0
+        """Time connect() took: ``request()`` connects before it sends."""
 
     def connect(self) -> None:
+        started = time.perf_counter()
         raw = socket.create_connection((self.host, self.port), self.timeout)
+        connected = time.perf_counter()
         self.tls_socket = self._tls_context.wrap_socket(
             raw, server_hostname=self.host, session=self._tls_session
         )
         self.sock = self.tls_socket
+        self.connect_s = time.perf_counter() - started
+        self._phases.add("tcp_connect", connected - started)
+        self._phases.add("tls_handshake", self.connect_s - (connected - started))
 
 
 class _TlsResumeSession:
@@ -229,24 +246,32 @@ class _TlsResumeSession:
         credentials = f"{target.username}:{target.password}".encode()
         self._authorization = "Basic " + base64.b64encode(credentials).decode("ascii")
         self._session: ssl.SSLSession | None = None
+        self.phases = PhaseTimer()
 
     def get(self, command: str, *, require_resumption: bool) -> str:
+        phases = self.phases
         connection = _ResumingConnection(self._target.host, self._target.https_port,
-                                         self._context, self._session)
+                                         self._context, self._session, phases)
         try:
+            started = time.perf_counter()
             connection.request("GET", exec_path([command]), headers={
                 "Authorization": self._authorization, "Connection": "close",
             })
-            response = connection.getresponse()
+            # request() connected first (tcp_connect and tls_handshake, timed by connect()).
+            phases.add("send_request", time.perf_counter() - started - connection.connect_s)
+            with phases.measure("receive_headers"):
+                response = connection.getresponse()
             # TLS 1.3 tickets arrive right after the handshake, so they have been processed
             # once the status line is in; read them before http.client closes the socket.
             tls = connection.tls_socket
             assert tls is not None  # set by connect(), which request() called
             reused = tls.session_reused
             self._session = tls.session
-            body = response.read().decode("utf-8", errors="replace")
+            with phases.measure("receive_body"):
+                body = response.read().decode("utf-8", errors="replace")
         finally:
-            connection.close()
+            with phases.measure("close"):
+                connection.close()
         if response.status != httpx.codes.OK:
             raise IterationError(f"{command}: HTTP {response.status}: {failure_summary(body)}")
         if require_resumption and not reused:
@@ -319,12 +344,14 @@ def check_restconf(status: int, body: str) -> str:
 class _RestconfSession:
     def __init__(self, client: httpx.AsyncClient) -> None:
         self._client = client
+        self.phases = PhaseTimer()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         outputs = []
         for _ in commands:
             response = await self._client.get(RESTCONF_NATIVE_PATH,
-                                              headers={"Accept": RESTCONF_JSON})
+                                              headers={"Accept": RESTCONF_JSON},
+                                              extensions=trace_extension(self.phases))
             outputs.append(check_restconf(response.status_code, response.text))
         return outputs
 

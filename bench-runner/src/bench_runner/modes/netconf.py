@@ -27,6 +27,7 @@ from bench_runner.modes.base import (
     Transport,
 )
 from bench_runner.modes.ssh_exec import traced_connect
+from bench_runner.phases import PhaseTimer
 from bench_runner.roundtrips import SocketTrace
 
 BASE_NS = "urn:ietf:params:xml:ns:netconf:base:1.0"
@@ -225,13 +226,19 @@ class _FreshNetconfSession:
         self._target = target
         self._mode = mode
         self.trace = SocketTrace()
+        self.phases = PhaseTimer()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
-        async with traced_connect(self._target, self.trace, self._target.netconf_port) as conn:
-            channel = await NetconfChannel.open(conn, self._mode.framing)
-            outputs = await channel.get_payloads(len(commands), self._mode.reply_bytes,
-                                                 pipelined=False)
-            channel.close()
+        phases = self.phases
+        async with traced_connect(self._target, self.trace, self._target.netconf_port,
+                                  phases=phases) as conn:
+            with phases.measure("hello"):
+                channel = await NetconfChannel.open(conn, self._mode.framing)
+            with phases.measure("rpcs"):
+                outputs = await channel.get_payloads(len(commands), self._mode.reply_bytes,
+                                                     pipelined=False)
+            with phases.measure("close"):  # plus the connection's close, timed by traced_connect
+                channel.close()
         return outputs
 
 
@@ -240,10 +247,12 @@ class _KeptNetconfSession:
         self._channel = channel
         self._mode = mode
         self.trace = trace
+        self.phases = PhaseTimer()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
-        return await self._channel.get_payloads(len(commands), self._mode.reply_bytes,
-                                                pipelined=self._mode.pipelined)
+        with self.phases.measure("rpcs"):
+            return await self._channel.get_payloads(len(commands), self._mode.reply_bytes,
+                                                    pipelined=self._mode.pipelined)
 
 
 @asynccontextmanager
@@ -322,9 +331,14 @@ class _EditCommitSession:
     def __init__(self, channel: NetconfChannel, trace: SocketTrace) -> None:
         self._channel = channel
         self.trace = trace
+        self.phases = PhaseTimer()
         self._edits = 0
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        with self.phases.measure("rpcs"):
+            return await self._edit_and_commit(commands)
+
+    async def _edit_and_commit(self, commands: Sequence[str]) -> list[str]:
         outputs = []
         for _ in commands:
             self._edits += 1

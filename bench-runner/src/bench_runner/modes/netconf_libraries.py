@@ -34,6 +34,7 @@ from bench_runner.modes.netconf import (
     original_description,
     payload_filter,
 )
+from bench_runner.phases import PhaseTimer
 
 OPERATION_TIMEOUT_S = 60
 
@@ -84,6 +85,7 @@ class _NcclientSession:
         self._fresh = fresh
         self._manager: Any = None if fresh else _ncclient_connect(target, mode)
         self._edits = 0
+        self.phases = PhaseTimer()
         self._original: str | None = None
 
     def _gets(self, nc: Any, count: int) -> list[str]:
@@ -120,14 +122,19 @@ class _NcclientSession:
         return self._gets(nc, count)
 
     def run_sync(self, commands: Sequence[str]) -> list[str]:
+        phases = self.phases
         with _ncclient_errors():
             if not self._fresh:
-                return self._operations(self._manager, len(commands))
-            nc = _ncclient_connect(self._target, self._mode)
+                with phases.measure("rpcs"):
+                    return self._operations(self._manager, len(commands))
+            with phases.measure("connect"):  # manager.connect: SSH, subsystem, hellos
+                nc = _ncclient_connect(self._target, self._mode)
             try:
-                return self._operations(nc, len(commands))
+                with phases.measure("rpcs"):
+                    return self._operations(nc, len(commands))
             finally:
-                nc.close_session()
+                with phases.measure("close"):
+                    nc.close_session()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         return await asyncio.to_thread(self.run_sync, commands)
@@ -245,6 +252,7 @@ class _ScrapliSession:
         self._mode = mode
         self._kept = kept
         self._edits = 0
+        self.phases = PhaseTimer()
 
     async def _operations(self, conn: AsyncNetconfDriver, count: int) -> list[str]:
         if not isinstance(self._mode, NetconfEditCommit):
@@ -261,14 +269,19 @@ class _ScrapliSession:
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         try:
+            phases = self.phases
             if self._kept is not None:
-                return await self._operations(self._kept, len(commands))
+                with phases.measure("rpcs"):
+                    return await self._operations(self._kept, len(commands))
             conn = _scrapli_driver(self._target, self._mode)
-            await conn.open()
+            with phases.measure("connect"):  # open: SSH, subsystem, hellos
+                await conn.open()
             try:
-                return await self._operations(conn, len(commands))
+                with phases.measure("rpcs"):
+                    return await self._operations(conn, len(commands))
             finally:
-                await conn.close()
+                with phases.measure("close"):
+                    await conn.close()
         except ScrapliException as exc:
             raise IterationError(f"scrapli-netconf: {type(exc).__name__}: {exc}") from exc
 

@@ -1,5 +1,6 @@
 """SSH exec modes: one exec channel per command, on a fresh or on a kept connection."""
 
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
@@ -7,13 +8,26 @@ import asyncssh
 
 from bench_runner.modes.base import IterationError, Mode, Session, Target, Transport
 from bench_runner.modes.ssh_options import client_options
+from bench_runner.modes.ssh_timing import ConnectTimeline
+from bench_runner.phases import PhaseTimer
 from bench_runner.roundtrips import SocketTrace, TracingConnector
 from bench_runner.validation import failure_summary
 
 
-async def exec_command(conn: asyncssh.SSHClientConnection, command: str) -> str:
-    """Run ``command`` in a new exec channel; a non-zero exit status fails the iteration."""
-    result = await conn.run(command, check=False)
+async def exec_command(conn: asyncssh.SSHClientConnection, command: str,
+                       phases: PhaseTimer | None = None) -> str:
+    """Run ``command`` in a new exec channel; a non-zero exit status fails the iteration.
+
+    What ``conn.run`` does, in its two steps: ``create_process`` (channel open and the
+    exec request, each answered: channel_open) and ``wait`` (output, exit status and
+    close of the channel: commands)."""
+    started = time.perf_counter()
+    process = await conn.create_process(command)
+    opened = time.perf_counter()
+    result = await process.wait(check=False)
+    if phases is not None:
+        phases.add("channel_open", opened - started)
+        phases.add("commands", time.perf_counter() - opened)
     stdout = result.stdout if isinstance(result.stdout, str) else ""
     if result.exit_status != 0:
         reason = failure_summary(stdout) or failure_summary(str(result.stderr or ""))
@@ -23,26 +37,35 @@ async def exec_command(conn: asyncssh.SSHClientConnection, command: str) -> str:
 
 @asynccontextmanager
 async def traced_connect(
-    target: Target, trace: SocketTrace, port: int | None = None
+    target: Target, trace: SocketTrace, port: int | None = None,
+    phases: PhaseTimer | None = None,
 ) -> AsyncIterator[asyncssh.SSHClientConnection]:
     """``asyncssh.connect`` (to ``port``, default the SSH port) over a TCP connection whose
-    traffic ``trace`` records."""
+    traffic ``trace`` records; with ``phases``, the setup (tcp_connect, key_exchange,
+    auth) and the close are timed."""
+    timeline = ConnectTimeline()
     async with asyncssh.connect(target.host, port or target.ssh_port,
-                                options=client_options(target),
+                                options=client_options(target), client_factory=timeline.client,
                                 tunnel=TracingConnector(trace)) as conn:
+        if phases is not None:
+            timeline.record(phases)
         yield conn
+        closing = time.perf_counter()
+    if phases is not None:
+        phases.add("close", time.perf_counter() - closing)
 
 
 class _FreshConnectionSession:
     def __init__(self, target: Target) -> None:
         self._target = target
         self.trace = SocketTrace()
+        self.phases = PhaseTimer()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         outputs = []
         for command in commands:
-            async with traced_connect(self._target, self.trace) as conn:
-                outputs.append(await exec_command(conn, command))
+            async with traced_connect(self._target, self.trace, phases=self.phases) as conn:
+                outputs.append(await exec_command(conn, command, self.phases))
         return outputs
 
 
@@ -50,9 +73,10 @@ class _KeptConnectionSession:
     def __init__(self, conn: asyncssh.SSHClientConnection, trace: SocketTrace) -> None:
         self._conn = conn
         self.trace = trace
+        self.phases = PhaseTimer()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
-        return [await exec_command(self._conn, command) for command in commands]
+        return [await exec_command(self._conn, command, self.phases) for command in commands]
 
 
 class SshFreshConnection(Mode):
@@ -133,9 +157,10 @@ class _BatchExecSession:
     def __init__(self, conn: asyncssh.SSHClientConnection, trace: SocketTrace) -> None:
         self._conn = conn
         self.trace = trace
+        self.phases = PhaseTimer()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
-        return [await exec_command(self._conn, "\n".join(commands))]
+        return [await exec_command(self._conn, "\n".join(commands), self.phases)]
 
 
 class SshBatchExec(Mode):

@@ -9,6 +9,7 @@ stuck call (the iteration timeout stops waiting for it, it cannot kill the threa
 import asyncio
 import contextlib
 import os
+import socket
 import subprocess
 import tempfile
 from collections.abc import AsyncIterator, Sequence
@@ -23,6 +24,7 @@ from scrapli.driver.core import AsyncIOSXEDriver
 from bench_runner.modes.base import IterationError, Session, Target
 from bench_runner.modes.ssh_exec import SshBatchExec, SshFreshConnection, SshReuseConnection
 from bench_runner.modes.ssh_pty import SshPtyFresh
+from bench_runner.phases import PhaseTimer
 from bench_runner.validation import failure_summary
 
 LIBRARY_TIMEOUT_S = 60.0
@@ -43,10 +45,39 @@ def paramiko_connect(target: Target) -> paramiko.SSHClient:
     return client
 
 
-def paramiko_exec(client: paramiko.SSHClient, command: str) -> str:
-    _, stdout, _ = client.exec_command(command, timeout=LIBRARY_TIMEOUT_S)
-    output = stdout.read().decode("utf-8", errors="replace")
-    status = stdout.channel.recv_exit_status()
+def paramiko_open(target: Target, phases: PhaseTimer) -> paramiko.Transport:
+    """What ``SSHClient.connect`` does with a password and no keys or agent, step by step
+    so each can be timed: a TCP socket (tcp_connect), ``Transport.start_client``
+    (version lines and key exchange: key_exchange), ``auth_password`` (auth). The host key
+    is not checked (the lab device regenerates it), as AutoAddPolicy would not either."""
+    with phases.measure("tcp_connect"):
+        sock = socket.create_connection((target.host, target.ssh_port),
+                                        timeout=LIBRARY_TIMEOUT_S)
+    transport = paramiko.Transport(sock)
+    transport.banner_timeout = LIBRARY_TIMEOUT_S
+    transport.auth_timeout = LIBRARY_TIMEOUT_S
+    transport.use_compression(compress=False)
+    try:
+        with phases.measure("key_exchange"):
+            transport.start_client(timeout=LIBRARY_TIMEOUT_S)
+        with phases.measure("auth"):
+            transport.auth_password(target.username, target.password)
+    except BaseException:
+        transport.close()
+        raise
+    return transport
+
+
+def paramiko_exec(transport: paramiko.Transport, command: str, phases: PhaseTimer) -> str:
+    """What ``SSHClient.exec_command`` does: a session channel (channel_open), the exec
+    request, then the output to EOF and the exit status (commands)."""
+    with phases.measure("channel_open"):
+        channel = transport.open_session(timeout=LIBRARY_TIMEOUT_S)
+    with phases.measure("commands"):
+        channel.settimeout(LIBRARY_TIMEOUT_S)
+        channel.exec_command(command)
+        output = channel.makefile("rb").read().decode("utf-8", errors="replace")
+        status = channel.recv_exit_status()
     if status != 0:
         raise IterationError(f"{command}: exit status {status}: {failure_summary(output)}")
     return output
@@ -55,15 +86,17 @@ def paramiko_exec(client: paramiko.SSHClient, command: str) -> str:
 class _ParamikoFreshSession:
     def __init__(self, target: Target) -> None:
         self._target = target
+        self.phases = PhaseTimer()
 
     def run_sync(self, commands: Sequence[str]) -> list[str]:
         outputs = []
         for command in commands:
-            client = paramiko_connect(self._target)
+            transport = paramiko_open(self._target, self.phases)
             try:
-                outputs.append(paramiko_exec(client, command))
+                outputs.append(paramiko_exec(transport, command, self.phases))
             finally:
-                client.close()
+                with self.phases.measure("close"):
+                    transport.close()
         return outputs
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
@@ -71,14 +104,16 @@ class _ParamikoFreshSession:
 
 
 class _ParamikoKeptSession:
-    def __init__(self, client: paramiko.SSHClient, *, batch: bool) -> None:
-        self._client = client
+    def __init__(self, transport: paramiko.Transport, phases: PhaseTimer, *,
+                 batch: bool) -> None:
+        self._transport = transport
+        self.phases = phases
         self._batch = batch
 
     def run_sync(self, commands: Sequence[str]) -> list[str]:
         if self._batch:
-            return [paramiko_exec(self._client, "\n".join(commands))]
-        return [paramiko_exec(self._client, command) for command in commands]
+            return [paramiko_exec(self._transport, "\n".join(commands), self.phases)]
+        return [paramiko_exec(self._transport, command, self.phases) for command in commands]
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         return await asyncio.to_thread(self.run_sync, commands)
@@ -86,11 +121,14 @@ class _ParamikoKeptSession:
 
 @asynccontextmanager
 async def _paramiko_kept(target: Target, *, batch: bool) -> AsyncIterator[Session]:
-    client = await asyncio.to_thread(paramiko_connect, target)
+    # The setup's phases land in the timer too; the runner's take() before the first
+    # measured iteration discards them.
+    phases = PhaseTimer()
+    transport = await asyncio.to_thread(paramiko_open, target, phases)
     try:
-        yield _ParamikoKeptSession(client, batch=batch)
+        yield _ParamikoKeptSession(transport, phases, batch=batch)
     finally:
-        client.close()
+        transport.close()
 
 
 class ParamikoFreshConnection(SshFreshConnection):
@@ -300,21 +338,28 @@ class OpensshBatchExec(SshBatchExec):
 # --- netmiko --------------------------------------------------------------------------------
 
 class _NetmikoSession:
+    """Phases: connect (ConnectHandler: connection, shell, session preparation), commands,
+    close (disconnect); netmiko exposes nothing finer."""
+
     def __init__(self, target: Target) -> None:
         self._target = target
+        self.phases = PhaseTimer()
 
     def run_sync(self, commands: Sequence[str]) -> list[str]:
-        connection = ConnectHandler(
-            device_type="cisco_ios", host=self._target.host, port=self._target.ssh_port,
-            username=self._target.username, password=self._target.password,
-            use_keys=False, allow_agent=False, ssh_config_file=None,
-            conn_timeout=LIBRARY_TIMEOUT_S, auth_timeout=LIBRARY_TIMEOUT_S,
-        )
+        with self.phases.measure("connect"):
+            connection = ConnectHandler(
+                device_type="cisco_ios", host=self._target.host, port=self._target.ssh_port,
+                username=self._target.username, password=self._target.password,
+                use_keys=False, allow_agent=False, ssh_config_file=None,
+                conn_timeout=LIBRARY_TIMEOUT_S, auth_timeout=LIBRARY_TIMEOUT_S,
+            )
         try:
-            return [str(connection.send_command(command, read_timeout=LIBRARY_TIMEOUT_S))
-                    for command in commands]
+            with self.phases.measure("commands"):
+                return [str(connection.send_command(command, read_timeout=LIBRARY_TIMEOUT_S))
+                        for command in commands]
         finally:
-            connection.disconnect()
+            with self.phases.measure("close"):
+                connection.disconnect()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         return await asyncio.to_thread(self.run_sync, commands)
@@ -344,8 +389,12 @@ class NetmikoPtyFresh(SshPtyFresh):
 # --- scrapli --------------------------------------------------------------------------------
 
 class _ScrapliSession:
+    """Phases: connect (open: connection, shell, privilege and terminal setup), commands,
+    close."""
+
     def __init__(self, target: Target) -> None:
         self._target = target
+        self.phases = PhaseTimer()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         driver = AsyncIOSXEDriver(
@@ -355,11 +404,14 @@ class _ScrapliSession:
             timeout_socket=LIBRARY_TIMEOUT_S, timeout_transport=LIBRARY_TIMEOUT_S,
             timeout_ops=LIBRARY_TIMEOUT_S,
         )
-        await driver.open()
+        with self.phases.measure("connect"):
+            await driver.open()
         try:
-            return [(await driver.send_command(command)).result for command in commands]
+            with self.phases.measure("commands"):
+                return [(await driver.send_command(command)).result for command in commands]
         finally:
-            await driver.close()
+            with self.phases.measure("close"):
+                await driver.close()
 
 
 class ScrapliPtyFresh(SshPtyFresh):

@@ -1,6 +1,7 @@
 """SSH interactive mode: a PTY shell driven by prompt matching, as Netmiko does."""
 
 import re
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
@@ -8,6 +9,7 @@ import asyncssh
 
 from bench_runner.modes.base import IterationError, Mode, Session, Target, Transport
 from bench_runner.modes.ssh_exec import traced_connect
+from bench_runner.phases import PhaseTimer
 from bench_runner.roundtrips import SocketTrace
 from bench_runner.validation import validate_output
 
@@ -57,17 +59,28 @@ class PtyShell:
         return text
 
 
+async def timed_shell(conn: asyncssh.SSHClientConnection, commands: Sequence[str],
+                      phases: PhaseTimer) -> list[str]:
+    """A PTY shell's life on ``conn``: channel_open (channel open, pty-req and shell, each
+    answered), then commands (prompt, session prep, the commands, exit, channel close)."""
+    started = time.perf_counter()
+    async with conn.create_process(term_type=TERMINAL_TYPE, term_size=TERMINAL_SIZE) as process:
+        opened = time.perf_counter()
+        outputs = await run_shell(process, commands)
+    phases.add("channel_open", opened - started)
+    phases.add("commands", time.perf_counter() - opened)
+    return outputs
+
+
 class _PtyFreshSession:
     def __init__(self, target: Target) -> None:
         self._target = target
         self.trace = SocketTrace()
+        self.phases = PhaseTimer()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
-        async with (
-            traced_connect(self._target, self.trace) as conn,
-            conn.create_process(term_type=TERMINAL_TYPE, term_size=TERMINAL_SIZE) as process,
-        ):
-            return await run_shell(process, commands)
+        async with traced_connect(self._target, self.trace, phases=self.phases) as conn:
+            return await timed_shell(conn, commands, self.phases)
 
 
 async def run_shell(process: asyncssh.SSHClientProcess[str], commands: Sequence[str]) -> list[str]:
@@ -88,12 +101,10 @@ class _PtyReuseSession:
     def __init__(self, conn: asyncssh.SSHClientConnection, trace: SocketTrace) -> None:
         self._conn = conn
         self.trace = trace
+        self.phases = PhaseTimer()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
-        async with self._conn.create_process(
-            term_type=TERMINAL_TYPE, term_size=TERMINAL_SIZE
-        ) as process:
-            return await run_shell(process, commands)
+        return await timed_shell(self._conn, commands, self.phases)
 
 
 class SshPtyFresh(Mode):

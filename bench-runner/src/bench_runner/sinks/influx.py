@@ -5,11 +5,13 @@ from datetime import datetime
 
 import httpx
 
+from bench_runner import phases
 from bench_runner.results import ModeResult, RunResult
 from bench_runner.runner import ModeRun
 from bench_runner.sinks.delivery import Delivery, SinkError
 from bench_runner.sinks.line_protocol import Point
 from bench_runner.sinks.spool import INFLUX_SUFFIX, Spool
+from bench_runner.wire import model as wire_model
 
 WRITE_TIMEOUT_S = 15.0
 
@@ -56,6 +58,8 @@ def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
                     "iteration": record.iteration,
                     "ok": record.ok,
                     "error": record.error,
+                    **wire_model.iteration_fields(record.wire),
+                    **phases.iteration_fields(record.phases),
                 },
                 timestamp_ms=epoch_ms(record.started_at),
             ))
@@ -81,6 +85,8 @@ def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
                 "transfer_bytes": mode.transfer_bytes,
                 "throughput_mb_s": mode.throughput_mb_s,
                 **resource_fields(mode),
+                **wire_model.summary_fields(mode.wire),
+                **phases.summary_fields(mode.phases),
             },
             timestamp_ms=epoch_ms(run.finished_at),
         ))

@@ -1,0 +1,7 @@
+"""Packets, bytes and round trips counted on the wire, for every client library.
+
+The runner process opens an ``AF_PACKET`` socket restricted by a classic BPF filter to the
+TCP connections to and from the mode's ports on the target, reads it from a background
+thread and keeps only counters (see ``tally``): what any client (asyncssh, paramiko, the
+``ssh`` child process, ncclient, requests, ...) sent and received, per iteration.
+"""

@@ -1,0 +1,239 @@
+"""The capture thread: reads the ring, keeps a ``Tally`` per iteration.
+
+``WireCapture.take()`` is the iteration boundary, as ``SocketTrace.take_round_trips()``
+is for the socket trace: it wakes the thread, which drains every frame the kernel has
+filled so far and hands over the counters. Everything the client sent or received before
+``take()`` is in the ring by then (the kernel copies a packet to packet sockets before
+the sender's system call returns and before TCP delivers a received one), so nothing of
+an iteration is counted in the next one. Between iterations the thread wakes at most once
+per ``PACE_S`` while packets flow, so a bulk transfer costs the runner a batch of frames
+per wake-up, not a wake-up per packet.
+"""
+
+import contextlib
+import ipaddress
+import os
+import platform
+import select
+import socket
+import threading
+from pathlib import Path
+
+import psutil
+
+from bench_runner.wire import bpf, ring
+from bench_runner.wire.model import WireIteration
+from bench_runner.wire.tally import Tally, wire_segments
+
+ETH_P_ALL = 0x0003
+ARPHRD_LINK_HEADER = {1: 14, 772: 14, 65534: 0}
+"""Link-layer header length by ``/sys/class/net/<if>/type``: Ethernet, loopback, none
+(tun, WireGuard)."""
+PACE_S = 0.005
+TAKE_TIMEOUT_S = 5.0
+VNET_MIN_KERNEL = (5, 8)
+"""First kernel that writes the virtio-net header into ring frames (tpacket_rcv)."""
+
+
+class CaptureUnavailableError(Exception):
+    """No capture is possible here; the message is the reason recorded in results."""
+
+
+def _kernel_at_least(version: tuple[int, int]) -> bool:
+    parts = platform.release().split(".")
+    try:
+        return (int(parts[0]), int(parts[1].split("-")[0])) >= version
+    except (IndexError, ValueError):
+        return False
+
+
+def route_interface(address: str) -> str:
+    """The interface the kernel routes ``address`` through (the local address a UDP
+    socket connected to it gets; nothing is sent)."""
+    family = socket.AF_INET6 if ipaddress.ip_address(address).version == 6 else socket.AF_INET
+    with socket.socket(family, socket.SOCK_DGRAM) as probe:
+        probe.connect((address, 9))
+        local = probe.getsockname()[0]
+    for name, addresses in psutil.net_if_addrs().items():
+        if any(entry.address.split("%")[0] == local for entry in addresses):
+            return name
+    raise CaptureUnavailableError(
+        f"no interface holds the local address {local} used for {address}")
+
+
+def link_header_length(interface: str) -> int:
+    try:
+        kind = int(Path(f"/sys/class/net/{interface}/type").read_text().strip())
+    except (OSError, ValueError) as exc:
+        raise CaptureUnavailableError(f"link type of {interface} unknown: {exc}") from exc
+    if kind not in ARPHRD_LINK_HEADER:
+        raise CaptureUnavailableError(f"{interface}: link type {kind} not supported")
+    return ARPHRD_LINK_HEADER[kind]
+
+
+class WireCapture:
+    """Counts the TCP traffic between this host and ``address`` on ``ports``."""
+
+    def __init__(self, address: str, ports: tuple[int, ...]) -> None:
+        if not hasattr(socket, "AF_PACKET"):
+            raise CaptureUnavailableError("AF_PACKET sockets need Linux")
+        self.address = address
+        self.ports = ports
+        self.interface = route_interface(address)
+        link_header = link_header_length(self.interface)
+        self.filter = bpf.describe(address, ports)
+        ipv6 = ipaddress.ip_address(address).version == 6
+        try:
+            # Protocol 0: nothing is queued before the filter is attached and bind() names
+            # the protocol, so no unfiltered packet ever reaches the ring. bind() then takes
+            # every protocol: the packets this host sends reach only such sockets.
+            self._sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+        except PermissionError as exc:
+            raise CaptureUnavailableError(
+                "AF_PACKET socket not permitted: the runner lacks CAP_NET_RAW (run it in its "
+                f"container, which has it by default, or grant cap_net_raw): {exc}"
+            ) from exc
+        try:
+            bpf.attach(self._sock, bpf.tcp_filter(address, ports, link_header=link_header,
+                                                  skip_outgoing=self.interface == "lo"))
+            self.segments_known = _kernel_at_least(VNET_MIN_KERNEL)
+            if self.segments_known:
+                ring.enable_vnet_header(self._sock)
+            self._ring = ring.map_ring(self._sock)
+            self._sock.bind((self.interface, ETH_P_ALL))
+        except OSError as exc:
+            self._sock.close()
+            raise CaptureUnavailableError(f"packet capture on {self.interface}: {exc}") from exc
+        self._ipv6 = ipv6
+        self._port_set = frozenset(ports)
+        self._index = 0
+        self._tally = Tally()
+        self._drops = 0
+        self._wake = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+        self._lock = threading.Lock()
+        self._requested = False
+        self._handed = threading.Event()
+        self._result: WireIteration | None = None
+        self._stopping = False
+        self.error: str | None = None
+        self._thread = threading.Thread(target=self._run, name="wire-capture", daemon=True)
+        self._thread.start()
+
+    @property
+    def drops(self) -> int:
+        return self._drops
+
+    def take(self) -> WireIteration | None:
+        """Counts since the previous ``take()`` (or the start); None if the capture thread
+        failed (``error`` says why) or did not answer."""
+        if self.error is not None:
+            return None
+        with self._lock:
+            self._requested = True
+            self._handed.clear()
+        os.eventfd_write(self._wake, 1)
+        if not self._handed.wait(TAKE_TIMEOUT_S):
+            self.error = self.error or f"capture thread did not answer in {TAKE_TIMEOUT_S:g} s"
+            return None
+        return self._result
+
+    def close(self) -> None:
+        self._stopping = True
+        os.eventfd_write(self._wake, 1)
+        self._thread.join(TAKE_TIMEOUT_S)
+        self._ring.close()
+        self._sock.close()
+        os.close(self._wake)
+
+    def _run(self) -> None:
+        poller = select.poll()
+        poller.register(self._sock.fileno(), select.POLLIN)
+        poller.register(self._wake, select.POLLIN)
+        pacer = select.poll()
+        pacer.register(self._wake, select.POLLIN)
+        try:
+            while not self._stopping:
+                busy = self._drain()
+                self._hand_over()
+                # Frames keep arriving during a transfer: let them collect for PACE_S
+                # (a take() still wakes us at once), so the thread costs a wake-up per
+                # batch, not per packet.
+                (pacer if busy else poller).poll(PACE_S * 1000 if busy else None)
+                with contextlib.suppress(BlockingIOError):  # woken by packets, not a request
+                    os.eventfd_read(self._wake)
+        except Exception as exc:  # the reason goes to results; the run must not die of it
+            self.error = f"capture thread: {type(exc).__name__}: {exc}"
+            self._handed.set()
+
+    def _hand_over(self) -> None:
+        if not self._requested:
+            return
+        # The drain before this call may have ended just before take() was called: drain
+        # again now that the request is seen, so every packet before take() is counted.
+        self._drain()
+        with self._lock:
+            self._requested = False
+            self._drops += ring.drops(self._sock)
+            self._result = self._tally.result()
+            self._tally = Tally()
+        self._handed.set()
+
+    def _drain(self) -> int:
+        """Count every frame the kernel has filled; return how many."""
+        frames = self._ring
+        header = ring.HEADER.unpack_from
+        status_at = ring.STATUS.unpack_from
+        set_status = ring.STATUS.pack_into
+        gso_size_at = ring.GSO_SIZE.unpack_from
+        add = self._tally.add
+        vnet = self.segments_known
+        ipv6 = self._ipv6
+        ports = self._port_set
+        count = 0
+        index = self._index
+        while True:
+            offset = index * ring.FRAME_SIZE
+            if not status_at(frames, offset)[0] & ring.TP_STATUS_USER:
+                break
+            _, length, _, mac, net = header(frames, offset)
+            start = offset + net
+            if ipv6:
+                ip_header = 40
+                ip_length = (frames[start + 4] << 8 | frames[start + 5]) + 40
+                if ip_length == 40:  # jumbo payload (BIG TCP): the length is the frame's
+                    ip_length = length - (net - mac)
+            else:
+                ip_header = (frames[start] & 0x0F) * 4
+                ip_length = frames[start + 2] << 8 | frames[start + 3]
+                if ip_length == 0:  # BIG TCP aggregate over 64 KiB: no length field
+                    ip_length = length - (net - mac)
+            tcp = start + ip_header
+            # Towards the target when the destination port is one of the mode's: the
+            # packet type cannot tell on loopback, where the filter keeps only arrivals.
+            outgoing = (frames[tcp + 2] << 8 | frames[tcp + 3]) in ports
+            headers = ip_header + (frames[tcp + 12] >> 4) * 4
+            payload = ip_length - headers
+            segments: int | None = None
+            if vnet:
+                vnet_header = offset + mac - ring.VNET_HDR_LEN
+                segments = wire_segments(payload, gso_size_at(frames, vnet_header + 4)[0],
+                                         frames[vnet_header + 1] != 0)
+            add(outgoing, frames[tcp + 13], payload, headers, segments)
+            set_status(frames, offset, ring.TP_STATUS_KERNEL)
+            index = (index + 1) % ring.FRAMES
+            count += 1
+        self._index = index
+        return count
+
+
+def open_capture(host: str, ports: tuple[int, ...]) -> tuple[WireCapture | None, str | None]:
+    """A capture of ``host``'s ``ports`` (resolved like a TCP connect does: the first
+    address), or None and the reason it cannot run here."""
+    try:
+        infos = socket.getaddrinfo(host, ports[0], type=socket.SOCK_STREAM)
+        address = str(infos[0][4][0])
+        return WireCapture(address, ports), None
+    except CaptureUnavailableError as exc:
+        return None, str(exc)
+    except OSError as exc:
+        return None, f"packet capture: {type(exc).__name__}: {exc}"

@@ -1,0 +1,67 @@
+"""Counters of one iteration's packets, and the round trips they make.
+
+Only counters and the direction state live here, never a list of packets, so counting a
+1 GB transfer costs no memory. Round trips follow ``roundtrips.count_round_trips`` (the
+definition the asyncssh socket trace uses): a SYN the runner sends is a connect; a packet
+carrying payload is a send (runner to target) or a receive (target to runner); pure ACKs,
+FINs and RSTs without payload are not events.
+"""
+
+from bench_runner.roundtrips import Event, RoundTripCounter
+from bench_runner.wire.model import WireIteration
+
+TCP_SYN = 0x02
+TCP_ACK = 0x10
+OUT, IN = 0, 1
+
+
+class Tally:
+    __slots__ = ("connects", "ip_bytes", "packets", "payload", "round_trips", "segments",
+                 "segments_known")
+
+    def __init__(self) -> None:
+        self.packets = [0, 0]
+        self.segments = [0, 0]
+        self.payload = [0, 0]
+        self.ip_bytes = [0, 0]
+        self.connects = 0
+        self.round_trips = RoundTripCounter()
+        self.segments_known = True
+
+    def add(self, outgoing: bool, tcp_flags: int, payload: int, headers: int,
+            segments: int | None) -> None:
+        """One packet as the socket saw it: ``payload`` TCP payload bytes, ``headers`` IP
+        + TCP header bytes, ``segments`` wire segments it stands for (None: unknown)."""
+        direction = OUT if outgoing else IN
+        if segments is None:
+            self.segments_known = False
+            segments = 1
+        self.packets[direction] += 1
+        self.segments[direction] += segments
+        self.payload[direction] += payload
+        self.ip_bytes[direction] += payload + segments * headers
+        if outgoing and tcp_flags & TCP_SYN and not tcp_flags & TCP_ACK:
+            self.connects += 1
+            self.round_trips.feed(Event.CONNECT)
+        elif payload:
+            self.round_trips.feed(Event.SEND if outgoing else Event.RECV)
+
+    def result(self) -> WireIteration:
+        known = self.segments_known
+        return WireIteration(
+            round_trips=self.round_trips.count, connects=self.connects,
+            packets_out=self.packets[OUT], packets_in=self.packets[IN],
+            segments_out=self.segments[OUT] if known else None,
+            segments_in=self.segments[IN] if known else None,
+            bytes_out=self.payload[OUT], bytes_in=self.payload[IN],
+            ip_bytes_out=self.ip_bytes[OUT] if known else None,
+            ip_bytes_in=self.ip_bytes[IN] if known else None,
+        )
+
+
+def wire_segments(payload: int, gso_size: int, gso: bool) -> int:
+    """Segments a packet stands for: an aggregate (GRO on receive, GSO/TSO on send) is cut
+    into ``gso_size``-byte segments on the wire; any other packet is one segment."""
+    if not gso or gso_size <= 0 or payload <= gso_size:
+        return 1
+    return -(-payload // gso_size)

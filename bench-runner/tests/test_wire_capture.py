@@ -1,0 +1,127 @@
+"""The packet capture on a real loopback connection (needs CAP_NET_RAW: root in the
+runner's image or on a Linux host; skipped elsewhere with the reason)."""
+
+import asyncio
+import socket
+import threading
+
+import pytest
+
+from bench_runner.roundtrips import SocketTrace, TracingConnector, count_round_trips
+from bench_runner.wire import capture as capture_module
+from bench_runner.wire.capture import WireCapture, open_capture
+from bench_runner.wire.model import WireIteration
+
+REQUESTS = 3
+
+
+class _PingClient(asyncio.Protocol):
+    """Sends 'ping' ``REQUESTS`` times, each after the previous answer."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.answers = 0
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]  # the tracing wrapper
+        transport.write(b"ping")  # type: ignore[attr-defined]
+
+    def data_received(self, data: bytes) -> None:
+        self.answers += 1
+        assert self.transport is not None
+        if self.answers < REQUESTS:
+            self.transport.write(b"ping")
+        elif not self.done.done():
+            self.done.set_result(None)
+
+
+async def _exchange(port: int, trace: SocketTrace) -> None:
+    transport, client = await TracingConnector(trace).create_connection(
+        _PingClient, "127.0.0.1", port)
+    assert isinstance(client, _PingClient)
+    await asyncio.wait_for(client.done, 5)
+    transport.close()
+
+
+def _run(capture: WireCapture, port: int) -> tuple[WireIteration | None, int]:
+    """The wire count and the socket-trace count of one connection's exchange."""
+    trace = SocketTrace()
+    capture.take()
+    asyncio.run(_exchange(port, trace))
+    return capture.take(), count_round_trips(trace.events)
+
+
+@pytest.fixture
+def server_port() -> int:
+    """A blocking pong server in a thread, answering one connection."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port: int = listener.getsockname()[1]
+
+    def serve() -> None:
+        with listener:
+            connection, _ = listener.accept()
+            with connection:
+                for _ in range(REQUESTS):
+                    if connection.recv(4) != b"ping":
+                        return
+                    connection.sendall(b"pong")
+
+    threading.Thread(target=serve, daemon=True).start()
+    return port
+
+
+def test_wire_count_equals_the_socket_trace(server_port: int) -> None:
+    capture, reason = open_capture("127.0.0.1", (server_port,))
+    if capture is None:
+        pytest.skip(f"no packet capture here: {reason}")
+    try:
+        counted, traced = _run(capture, server_port)
+        assert counted is not None, capture.error
+        assert counted.round_trips == traced == REQUESTS + 1
+        assert counted.connects == 1
+        assert (counted.bytes_out, counted.bytes_in) == (4 * REQUESTS, 4 * REQUESTS)
+        assert counted.packets_out >= REQUESTS + 1  # SYN, the requests, ACKs, FIN
+        assert counted.packets_in >= REQUESTS + 1
+        assert counted.segments_out is None or counted.segments_out >= counted.packets_out
+        idle = capture.take()
+        assert idle is not None
+        assert idle.packets == 0  # a new count starts at every take()
+        assert capture.drops == 0
+    finally:
+        capture.close()
+
+
+def test_other_ports_are_not_counted(server_port: int) -> None:
+    capture, reason = open_capture("127.0.0.1", (server_port + 1 if server_port < 65535 else 1,))
+    if capture is None:
+        pytest.skip(f"no packet capture here: {reason}")
+    try:
+        counted, _ = _run(capture, server_port)
+        assert counted is not None
+        assert counted.packets == 0
+    finally:
+        capture.close()
+
+
+def test_missing_capability_is_a_reason_not_a_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    class _NoRawSockets:
+        AF_PACKET = getattr(socket, "AF_PACKET", 17)
+        SOCK_RAW = socket.SOCK_RAW
+        SOCK_STREAM = socket.SOCK_STREAM
+        SOCK_DGRAM = socket.SOCK_DGRAM
+        AF_INET = socket.AF_INET
+        AF_INET6 = socket.AF_INET6
+        getaddrinfo = staticmethod(socket.getaddrinfo)
+
+        @staticmethod
+        def socket(family: int, *args: object) -> socket.socket:
+            if family == _NoRawSockets.AF_PACKET:
+                raise PermissionError(1, "Operation not permitted")
+            return socket.socket(family, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(capture_module, "socket", _NoRawSockets)
+    capture, reason = open_capture("127.0.0.1", (22,))
+    assert capture is None
+    assert reason is not None
+    assert "CAP_NET_RAW" in reason
