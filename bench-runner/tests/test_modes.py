@@ -6,8 +6,10 @@ from bench_runner.modes import (
     ALL_MODES,
     DEFAULT_MODES,
     FLOOR_MODES,
+    LIBRARY_MODES,
     MODE_NAMES,
     MODES_BY_NAME,
+    Mode,
     Transport,
     select_modes,
 )
@@ -144,3 +146,10 @@ def test_restconf_reply_check() -> None:
         with pytest.raises(IterationError, match=reason):
             check_restconf(status, bad)
     assert select_modes(["https/restconf-get"], ["all"]).modes[1].client == "requests"
+
+
+@pytest.mark.parametrize("mode", LIBRARY_MODES, ids=lambda mode: f"{mode.name}@{mode.client}")
+def test_libraries_state_their_own_expected_round_trips(mode: Mode) -> None:
+    """A library's expected round trips are its own (counted or derived from its
+    protocol behaviour, with the reason next to them), never the floor client's copy."""
+    assert "expected_round_trips" in type(mode).__dict__

@@ -7,7 +7,7 @@ import pytest
 from bench_runner import runner as runner_module
 from bench_runner.modes import IterationError, Session, Target
 from bench_runner.modes.ssh_exec import SshReuseConnection
-from bench_runner.runner import ModeRun, RunPlan, run_iteration, run_mode
+from bench_runner.runner import ModeRun, RunPlan, run_iteration, run_mode, wire_counts
 
 COMMANDS = ("show version", "show clock")
 
@@ -90,3 +90,12 @@ def test_rtt_gate_refuses_a_mode_and_marks_it_unpublished(
     assert result.stats.n == 0
     assert result.error_messages[0].startswith("rtt gate: verified RTT")
     assert result.resources is None
+
+
+def test_wire_counts_without_a_capture_are_null_with_the_reason() -> None:
+    counts = wire_counts(None, "AF_PACKET socket not permitted: no CAP_NET_RAW", [])
+    assert counts.available is False
+    assert counts.reason is not None
+    assert "CAP_NET_RAW" in counts.reason
+    assert counts.per_iteration == []
+    assert counts.p50 is None

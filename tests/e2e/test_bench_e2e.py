@@ -52,12 +52,57 @@ def test_results_carry_their_context(run: BenchRun) -> None:
     assert (run_dir / "modes.csv").read_text().count("\n") == len(res["modes"]) + 1
 
 
+def test_every_iteration_is_counted_on_the_wire(run: BenchRun) -> None:
+    """Packets, bytes and round trips of every client, counted by the runner's capture."""
+    for mode in run.results["modes"]:
+        wire = mode["wire"]
+        assert wire["available"], (mode["mode"], wire["reason"])
+        assert wire["capture_drops"] == 0, mode["mode"]
+        assert len(wire["per_iteration"]) == ITERATIONS, mode["mode"]
+        for counts in wire["per_iteration"]:
+            assert counts["round_trips"] >= mode["min_round_trips"], (mode["mode"], counts)
+            assert counts["packets_out"] > 0, mode["mode"]
+            assert counts["bytes_in"] > 0, mode["mode"]
+
+
+def test_wire_count_equals_the_socket_trace(regional_run: BenchRun) -> None:
+    """Two independent counts of the same definition: the asyncssh modes' socket trace
+    (each write and read of the client) and the packet capture (each payload-carrying
+    segment on the wire). Under added delay they agree iteration by iteration; at `local`
+    a server message and a client write can cross within microseconds, so the order seen
+    on the wire and by the client may differ there."""
+    traced = [m for m in regional_run.results["modes"] if m["client"] == "asyncssh"]
+    assert traced
+    for mode in traced:
+        wire = [counts["round_trips"] for counts in mode["wire"]["per_iteration"]]
+        assert wire == mode["round_trips"]["per_iteration"], mode["mode"]
+
+
+def test_floor_clients_record_their_phases(run: BenchRun) -> None:
+    for mode in run.results["modes"]:
+        phases = mode["phases"]
+        assert phases is not None, mode["mode"]
+        for recorded, wall_ms in zip(phases["per_iteration"], mode["samples_ms"], strict=True):
+            assert recorded, mode["mode"]
+            assert sum(recorded.values()) <= wall_ms + 0.01, (mode["mode"], recorded, wall_ms)
+    fresh = run.mode("ssh/fresh-conn")["phases"]["p50_ms"]
+    assert set(fresh) == {"tcp_connect", "key_exchange", "auth", "channel_open", "commands",
+                          "close"}, fresh
+    https = run.mode("https/fresh-conn")["phases"]["p50_ms"]
+    assert {"tcp_connect", "tls_handshake", "receive_headers"} <= set(https), https
+
+
 def test_influxdb_holds_one_point_per_iteration(run: BenchRun) -> None:
     series = influx_query(
         f"SELECT count(\"wall_ms\") FROM \"iteration\" WHERE \"run_id\" = '{run.run_id}' GROUP BY \"mode\""
     )
     counts = {s["tags"]["mode"]: s["values"][0][1] for s in series}
     assert counts == {mode: ITERATIONS for mode in ALL_MODES}
+    counted = influx_query(
+        f"SELECT count(\"wire_round_trips\") FROM \"iteration\" WHERE \"run_id\" = '{run.run_id}'"
+        " GROUP BY \"mode\""
+    )
+    assert {s["tags"]["mode"]: s["values"][0][1] for s in counted} == counts
     summaries = influx_query(
         f"SELECT last(\"p50_ms\") FROM \"mode_summary\" WHERE \"run_id\" = '{run.run_id}' GROUP BY \"mode\""
     )

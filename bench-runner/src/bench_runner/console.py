@@ -66,7 +66,8 @@ def summary_table(run: RunResult) -> Table:
     table = Table(title=f"run {run.run_id}  profile {run.profile.name} ({run.profile.engine})"
                         f"{baseline}")
     for header in ("mode", "client", "ok", "n", "err", "p50 ms", "p95 ms", "p99 ms", "sd ms",
-                   "RTT ms", "p50/RTT", "min RT", "exp RT", "speedup", "cpu s", "dev cpu s"):
+                   "RTT ms", "p50/RTT", "min RT", "exp RT", "wire RT", "speedup", "cpu s",
+                   "dev cpu s"):
         table.add_column(header, justify="left" if header in ("mode", "client") else "right")
     for mode in run.modes:
         stats = mode.stats
@@ -79,10 +80,22 @@ def summary_table(run: RunResult) -> Table:
             mode.client, _status(mode), str(stats.n), str(stats.errors),
             _ms(stats.p50_ms), _ms(stats.p95_ms), _ms(stats.p99_ms), _ms(stats.stddev_ms),
             _ms(rtt), ratio, str(mode.min_round_trips), str(mode.expected_round_trips),
-            speedup, _seconds(resources.runner_cpu_s if resources else None),
+            _wire_round_trips(mode), speedup,
+            _seconds(resources.runner_cpu_s if resources else None),
             _seconds(resources.device_cpu_s if resources else None),
         )
     return table
+
+
+def _wire_round_trips(mode: ModeResult) -> str:
+    """p50 of the round trips counted on the wire; ``n/a`` when nothing could be counted
+    (the reason is in results.json), never 0."""
+    if mode.wire is None:
+        return "-"
+    value = mode.wire.p50.get("round_trips") if mode.wire.p50 else None
+    if not mode.wire.available:
+        return "n/a"
+    return "-" if value is None else f"{value:g}"
 
 
 def _status(mode: ModeResult) -> str:

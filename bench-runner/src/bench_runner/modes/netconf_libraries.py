@@ -174,6 +174,13 @@ class NcclientFreshSession(NetconfFreshSession):
 
     client = "ncclient"
     floor = False
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        # Added delay 18.5 for 5 commands at 30 ms (README): manager.connect about 13
+        # (paramiko's setup, which waits on TCP like paramiko's ssh/fresh-conn, plus the
+        # hellos), one per get, and close_session, which ncclient waits for (1). The wire
+        # shows 10 + n exchanges, as for the floor client.
+        return 14 + n_commands
     description = ("ncclient; per iteration manager.connect, one get (payload filter) per "
                    "command, close_session")
 
@@ -189,6 +196,10 @@ class NcclientReuseSession(NetconfReuseSession):
 
     client = "ncclient"
     floor = False
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        # One exchange per get: 5 on the wire and 4.8 as added delay for 5 (README).
+        return n_commands
     description = "ncclient; one manager kept; one get per command, each after the previous reply"
 
     @asynccontextmanager
@@ -203,6 +214,14 @@ class NcclientBatchRpc(NetconfBatchRpc):
 
     client = "ncclient"
     floor = False
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        # ncclient's session thread writes one queued message per turn of its loop and then
+        # waits in select() for input (ncclient/transport/session.py, TICK 0.1 s), so with
+        # async_mode the next get leaves only once the previous reply arrived: one round trip
+        # per get, counted on the wire (5 for 5) and as added delay (5.0; README), where the
+        # mode's floor is 1.
+        return n_commands
     description = ("ncclient; one manager kept; async_mode: the get of every command sent "
                    "without waiting, replies awaited in order")
 
@@ -219,6 +238,11 @@ class NcclientEditCommit(NetconfEditCommit):
 
     client = "ncclient"
     floor = False
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        # Each edit and the commit wait for their reply: 6 for 5 on the wire and as added
+        # delay (README).
+        return n_commands + 1
     description = ("ncclient; one manager kept; per command edit_config (candidate, merge), "
                    "then commit")
 
@@ -316,6 +340,12 @@ class ScrapliNetconfFreshSession(NetconfFreshSession):
 
     client = "scrapli-netconf"
     floor = False
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        # Added delay 15.4 for 5 commands (README): its asyncssh transport pays what the floor
+        # client does for the connection and hellos; the wire shows 9 + n (it does not wait
+        # for the channel's close).
+        return 10 + n_commands
     description = ("scrapli-netconf (asyncssh transport); per iteration open, one get per "
                    "command, close")
 
@@ -331,6 +361,10 @@ class ScrapliNetconfReuseSession(NetconfReuseSession):
 
     client = "scrapli-netconf"
     floor = False
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        # One exchange per get: 5 on the wire, 5.2 as added delay for 5 (README).
+        return n_commands
     description = "scrapli-netconf (asyncssh transport); one driver kept; one get per command"
 
     @asynccontextmanager
@@ -346,6 +380,10 @@ class ScrapliNetconfEditCommit(NetconfEditCommit):
 
     client = "scrapli-netconf"
     floor = False
+
+    def expected_round_trips(self, n_commands: int) -> int:
+        # Each edit and the commit wait for their reply: 6 for 5 (README).
+        return n_commands + 1
     description = ("scrapli-netconf (asyncssh transport); one driver kept; per command "
                    "edit_config (candidate), then commit")
 
