@@ -1,16 +1,16 @@
 """The capture thread: reads the ring, keeps a ``Tally`` per iteration.
 
 ``WireCapture.take()`` is the iteration boundary, as ``SocketTrace.take_round_trips()``
-is for the socket trace: it wakes the thread, which drains every frame the kernel has
-filled so far and hands over the counters. Everything the client sent or received before
-``take()`` is in the ring by then (the kernel copies a packet to packet sockets before
-the sender's system call returns and before TCP delivers a received one), so nothing of
-an iteration is counted in the next one. Between iterations the thread wakes at most once
-per ``PACE_S`` while packets flow, so a bulk transfer costs the runner a batch of frames
-per wake-up, not a wake-up per packet.
+is for the socket trace: the calling thread itself drains every frame the kernel has
+filled so far (under the lock the capture thread drains with) and hands over the
+counters, so a boundary costs no thread switch. Everything the client sent or received
+before ``take()`` is in the ring by then (the kernel copies a packet to packet sockets
+before the sender's system call returns and before TCP delivers a received one), so
+nothing of an iteration is counted in the next one. While packets flow, the capture
+thread drains at most once per ``PACE_S``, so a bulk transfer costs the runner a batch of
+frames per wake-up, not a wake-up per packet, and the ring (32768 frames) never fills.
 """
 
-import contextlib
 import ipaddress
 import os
 import platform
@@ -30,7 +30,7 @@ ARPHRD_LINK_HEADER = {1: 14, 772: 14, 65534: 0}
 """Link-layer header length by ``/sys/class/net/<if>/type``: Ethernet, loopback, none
 (tun, WireGuard)."""
 PACE_S = 0.005
-TAKE_TIMEOUT_S = 5.0
+JOIN_TIMEOUT_S = 5.0
 VNET_MIN_KERNEL = (5, 8)
 """First kernel that writes the virtio-net header into ring frames (tpacket_rcv)."""
 
@@ -111,9 +111,6 @@ class WireCapture:
         self._drops = 0
         self._wake = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self._lock = threading.Lock()
-        self._requested = False
-        self._handed = threading.Event()
-        self._result: WireIteration | None = None
         self._stopping = False
         self.error: str | None = None
         self._thread = threading.Thread(target=self._run, name="wire-capture", daemon=True)
@@ -125,22 +122,19 @@ class WireCapture:
 
     def take(self) -> WireIteration | None:
         """Counts since the previous ``take()`` (or the start); None if the capture thread
-        failed (``error`` says why) or did not answer."""
+        failed (``error`` says why)."""
         if self.error is not None:
             return None
         with self._lock:
-            self._requested = True
-            self._handed.clear()
-        os.eventfd_write(self._wake, 1)
-        if not self._handed.wait(TAKE_TIMEOUT_S):
-            self.error = self.error or f"capture thread did not answer in {TAKE_TIMEOUT_S:g} s"
-            return None
-        return self._result
+            self._drain()
+            self._drops += ring.drops(self._sock)
+            tally, self._tally = self._tally, Tally()
+        return tally.result()
 
     def close(self) -> None:
         self._stopping = True
         os.eventfd_write(self._wake, 1)
-        self._thread.join(TAKE_TIMEOUT_S)
+        self._thread.join(JOIN_TIMEOUT_S)
         self._ring.close()
         self._sock.close()
         os.close(self._wake)
@@ -153,30 +147,14 @@ class WireCapture:
         pacer.register(self._wake, select.POLLIN)
         try:
             while not self._stopping:
-                busy = self._drain()
-                self._hand_over()
+                with self._lock:
+                    busy = self._drain()
                 # Frames keep arriving during a transfer: let them collect for PACE_S
-                # (a take() still wakes us at once), so the thread costs a wake-up per
+                # (close() still wakes us at once), so the thread costs a wake-up per
                 # batch, not per packet.
                 (pacer if busy else poller).poll(PACE_S * 1000 if busy else None)
-                with contextlib.suppress(BlockingIOError):  # woken by packets, not a request
-                    os.eventfd_read(self._wake)
         except Exception as exc:  # the reason goes to results; the run must not die of it
             self.error = f"capture thread: {type(exc).__name__}: {exc}"
-            self._handed.set()
-
-    def _hand_over(self) -> None:
-        if not self._requested:
-            return
-        # The drain before this call may have ended just before take() was called: drain
-        # again now that the request is seen, so every packet before take() is counted.
-        self._drain()
-        with self._lock:
-            self._requested = False
-            self._drops += ring.drops(self._sock)
-            self._result = self._tally.result()
-            self._tally = Tally()
-        self._handed.set()
 
     def _drain(self) -> int:
         """Count every frame the kernel has filled; return how many."""
