@@ -4,12 +4,13 @@ runner's image or on a Linux host; skipped elsewhere with the reason)."""
 import asyncio
 import socket
 import threading
+import time
 
 import pytest
 
 from bench_runner.roundtrips import SocketTrace, TracingConnector, count_round_trips
 from bench_runner.wire import capture as capture_module
-from bench_runner.wire.capture import WireCapture, open_capture
+from bench_runner.wire.capture import PACE_S, WireCapture, open_capture
 from bench_runner.wire.model import WireIteration
 
 REQUESTS = 3
@@ -44,12 +45,16 @@ async def _exchange(port: int, trace: SocketTrace) -> None:
     transport.close()
 
 
-def _run(capture: WireCapture, port: int) -> tuple[WireIteration | None, int]:
-    """The wire count and the socket-trace count of one connection's exchange."""
+def _run(capture: WireCapture, port: int, pause_s: float = 0.0) -> tuple[WireIteration | None, int]:
+    """The wire count and the socket-trace count of one connection's exchange; with
+    ``pause_s``, the capture thread drains the ring before the closing mark."""
     trace = SocketTrace()
-    capture.take()
+    capture.mark()
     asyncio.run(_exchange(port, trace))
-    return capture.take(), count_round_trips(trace.events)
+    time.sleep(pause_s)
+    segment = capture.mark()
+    counts = capture.finish()
+    return (counts[segment] if counts is not None else None), count_round_trips(trace.events)
 
 
 @pytest.fixture
@@ -71,12 +76,16 @@ def server_port() -> int:
     return port
 
 
-def test_wire_count_equals_the_socket_trace(server_port: int) -> None:
+@pytest.mark.parametrize("pause_s", [0.0, 3 * PACE_S], ids=["parsed-at-finish", "parsed-by-thread"])
+def test_wire_count_equals_the_socket_trace(server_port: int, pause_s: float,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    if pause_s:  # any unparsed frame is a backlog: the thread parses across the boundary
+        monkeypatch.setattr(capture_module, "DRAIN_BACKLOG", 1)
     capture, reason = open_capture("127.0.0.1", (server_port,))
     if capture is None:
         pytest.skip(f"no packet capture here: {reason}")
     try:
-        counted, traced = _run(capture, server_port)
+        counted, traced = _run(capture, server_port, pause_s)
         assert counted is not None, capture.error
         assert counted.round_trips == traced == REQUESTS + 1
         assert counted.connects == 1
@@ -84,9 +93,11 @@ def test_wire_count_equals_the_socket_trace(server_port: int) -> None:
         assert counted.packets_out >= REQUESTS + 1  # SYN, the requests, ACKs, FIN
         assert counted.packets_in >= REQUESTS + 1
         assert counted.segments_out is None or counted.segments_out >= counted.packets_out
-        idle = capture.take()
-        assert idle is not None
-        assert idle.packets == 0  # a new count starts at every take()
+        idle = capture.mark()
+        counts = capture.finish()
+        assert counts is not None
+        assert len(counts) == 3
+        assert counts[idle].packets == 0  # a new count starts at every mark()
         assert capture.drops == 0
     finally:
         capture.close()

@@ -3,7 +3,7 @@
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import asyncssh
@@ -135,6 +135,7 @@ async def run_mode(
 
     capture: WireCapture | None = None
     wire_reason: str | None = None
+    wire_segments: list[int] = []  # per record: its segment of the capture
     if rtt_probe is not None and rtt_check.passed:
         capture, wire_reason = await asyncio.to_thread(open_capture, target.host,
                                                        mode.wire_ports(target))
@@ -155,15 +156,16 @@ async def run_mode(
                         if phases is not None:
                             phases.take()
                         if capture is not None:
-                            capture.take()
+                            capture.mark()
                         started_at = datetime.now(UTC)
                         wall_ms, error = await run_iteration(
                             session, plan.commands, plan.iteration_timeout_s
                         )
+                        if capture is not None:
+                            wire_segments.append(capture.mark())
                         records.append(IterationRecord(
                             iteration, started_at, wall_ms, error,
                             round_trips=trace.take_round_trips() if trace is not None else None,
-                            wire=capture.take() if capture is not None else None,
                             phases=(phases.take() or None) if phases is not None else None,
                         ))
                         if error is not None:
@@ -175,6 +177,11 @@ async def run_mode(
             error_messages.append(f"session: {describe_failure(exc, plan.iteration_timeout_s)}")
         finally:
             if capture is not None:
+                # Parsed now, after the clock: an iteration's frames wait in the ring.
+                counts = await asyncio.to_thread(capture.finish)
+                if counts is not None:
+                    records = [replace(record, wire=counts[segment])
+                               for record, segment in zip(records, wire_segments, strict=True)]
                 await asyncio.to_thread(capture.close)
 
     samples_ms = [record.wall_ms for record in records if record.ok]

@@ -12,6 +12,8 @@ def first_line(text: str) -> str:
 
 def cli_error(text: str) -> str | None:
     """The CLI error line in ``text``, if the device rejected a command."""
+    if "%" not in text:  # every marker has one; a C-speed scan spares the per-line loop
+        return None
     for line in text.splitlines():
         stripped = line.strip()
         if stripped.startswith(CLI_ERROR_MARKERS):

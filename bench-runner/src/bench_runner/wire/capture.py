@@ -1,14 +1,17 @@
 """The capture thread: reads the ring, keeps a ``Tally`` per iteration.
 
-``WireCapture.take()`` is the iteration boundary, as ``SocketTrace.take_round_trips()``
-is for the socket trace: the calling thread itself drains every frame the kernel has
-filled so far (under the lock the capture thread drains with) and hands over the
-counters, so a boundary costs no thread switch. Everything the client sent or received
-before ``take()`` is in the ring by then (the kernel copies a packet to packet sockets
-before the sender's system call returns and before TCP delivers a received one), so
-nothing of an iteration is counted in the next one. While packets flow, the capture
-thread drains at most once per ``PACE_S``, so a bulk transfer costs the runner a batch of
-frames per wake-up, not a wake-up per packet, and the ring (32768 frames) never fills.
+``WireCapture.mark()`` is the iteration boundary. It does not parse anything: it only
+notes how many frames the kernel has filled so far (a status word per frame), because the
+boundary sits between two measured iterations and whatever it costs counts as harness
+overhead. Everything the client sent or received before ``mark()`` is in the ring by then
+(the kernel copies a packet to packet sockets before the sender's system call returns and
+before TCP delivers a received one), so nothing of an iteration is counted in the next one.
+Frames are parsed later, in order, switching to a new ``Tally`` at each boundary: by
+``finish()`` once the mode's iterations are over, and by the capture thread only when a
+bulk transfer has left ``DRAIN_BACKLOG`` frames unparsed. The thread looks once per
+``PACE_S`` (one status word) and is never woken by a packet: parsing while an iteration
+runs takes the GIL from the measuring thread. The ring (32768 frames) holds the backlog
+plus more than arrives in ``PACE_S``, even at 10 Gbit/s of full-size frames.
 """
 
 import ipaddress
@@ -17,6 +20,7 @@ import platform
 import select
 import socket
 import threading
+from collections import deque
 from pathlib import Path
 
 import psutil
@@ -29,7 +33,8 @@ ETH_P_ALL = 0x0003
 ARPHRD_LINK_HEADER = {1: 14, 772: 14, 65534: 0}
 """Link-layer header length by ``/sys/class/net/<if>/type``: Ethernet, loopback, none
 (tun, WireGuard)."""
-PACE_S = 0.005
+PACE_S = 0.02
+DRAIN_BACKLOG = ring.FRAMES // 4
 JOIN_TIMEOUT_S = 5.0
 VNET_MIN_KERNEL = (5, 8)
 """First kernel that writes the virtio-net header into ring frames (tpacket_rcv)."""
@@ -106,7 +111,10 @@ class WireCapture:
             raise CaptureUnavailableError(f"packet capture on {self.interface}: {exc}") from exc
         self._ipv6 = ipv6
         self._port_set = frozenset(ports)
-        self._index = 0
+        self._parsed = 0  # frame sequence numbers: the next frame to parse ...
+        self._seen = 0  # ... and how far mark() has found frames filled
+        self._boundaries: deque[int] = deque()  # sequence numbers where a segment ends
+        self._segments: list[Tally] = []
         self._tally = Tally()
         self._drops = 0
         self._wake = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
@@ -120,16 +128,28 @@ class WireCapture:
     def drops(self) -> int:
         return self._drops
 
-    def take(self) -> WireIteration | None:
-        """Counts since the previous ``take()`` (or the start); None if the capture thread
+    def mark(self) -> int:
+        """End the current segment of traffic at the frames filled so far; the index of
+        that segment in ``finish()``'s list."""
+        with self._lock:
+            sequence = max(self._seen, self._parsed)
+            status_at = ring.STATUS.unpack_from
+            while (sequence - self._parsed < ring.FRAMES and status_at(
+                    self._ring, sequence % ring.FRAMES * ring.FRAME_SIZE)[0] & ring.TP_STATUS_USER):
+                sequence += 1
+            self._seen = sequence
+            self._boundaries.append(sequence)
+            return len(self._segments) + len(self._boundaries) - 1
+
+    def finish(self) -> list[WireIteration] | None:
+        """Counts of every segment ``mark()`` ended, in order; None if the capture thread
         failed (``error`` says why)."""
-        if self.error is not None:
-            return None
         with self._lock:
             self._drain()
             self._drops += ring.drops(self._sock)
-            tally, self._tally = self._tally, Tally()
-        return tally.result()
+        if self.error is not None:
+            return None
+        return [tally.result() for tally in self._segments]
 
     def close(self) -> None:
         self._stopping = True
@@ -140,37 +160,41 @@ class WireCapture:
         os.close(self._wake)
 
     def _run(self) -> None:
-        poller = select.poll()
-        poller.register(self._sock.fileno(), select.POLLIN)
-        poller.register(self._wake, select.POLLIN)
         pacer = select.poll()
-        pacer.register(self._wake, select.POLLIN)
+        pacer.register(self._wake, select.POLLIN)  # close() wakes us at once
         try:
             while not self._stopping:
-                with self._lock:
-                    busy = self._drain()
-                # Frames keep arriving during a transfer: let them collect for PACE_S
-                # (close() still wakes us at once), so the thread costs a wake-up per
-                # batch, not per packet.
-                (pacer if busy else poller).poll(PACE_S * 1000 if busy else None)
+                if self._backlog_reached():
+                    with self._lock:
+                        self._drain()
+                pacer.poll(PACE_S * 1000)
         except Exception as exc:  # the reason goes to results; the run must not die of it
             self.error = f"capture thread: {type(exc).__name__}: {exc}"
 
-    def _drain(self) -> int:
-        """Count every frame the kernel has filled; return how many."""
+    def _backlog_reached(self) -> bool:
+        """Whether the frame DRAIN_BACKLOG past the next unparsed one is filled: parsed
+        frames go back to the kernel, so a filled frame there is this lap's."""
+        offset = (self._parsed + DRAIN_BACKLOG) % ring.FRAMES * ring.FRAME_SIZE
+        return bool(ring.STATUS.unpack_from(self._ring, offset)[0] & ring.TP_STATUS_USER)
+
+    def _drain(self) -> None:
+        """Count every frame the kernel has filled, closing segments at their boundaries."""
         frames = self._ring
         header = ring.HEADER.unpack_from
         status_at = ring.STATUS.unpack_from
         set_status = ring.STATUS.pack_into
         gso_size_at = ring.GSO_SIZE.unpack_from
-        add = self._tally.add
         vnet = self.segments_known
         ipv6 = self._ipv6
         ports = self._port_set
-        count = 0
-        index = self._index
+        boundaries = self._boundaries
+        sequence = self._parsed
         while True:
-            offset = index * ring.FRAME_SIZE
+            while boundaries and boundaries[0] == sequence:
+                boundaries.popleft()
+                self._segments.append(self._tally)
+                self._tally = Tally()
+            offset = sequence % ring.FRAMES * ring.FRAME_SIZE
             if not status_at(frames, offset)[0] & ring.TP_STATUS_USER:
                 break
             _, length, _, mac, net = header(frames, offset)
@@ -196,12 +220,10 @@ class WireCapture:
                 vnet_header = offset + mac - ring.VNET_HDR_LEN
                 segments = wire_segments(payload, gso_size_at(frames, vnet_header + 4)[0],
                                          frames[vnet_header + 1] != 0)
-            add(outgoing, frames[tcp + 13], payload, headers, segments)
+            self._tally.add(outgoing, frames[tcp + 13], payload, headers, segments)
             set_status(frames, offset, ring.TP_STATUS_KERNEL)
-            index = (index + 1) % ring.FRAMES
-            count += 1
-        self._index = index
-        return count
+            sequence += 1
+            self._parsed = sequence
 
 
 def open_capture(host: str, ports: tuple[int, ...]) -> tuple[WireCapture | None, str | None]:
