@@ -111,6 +111,9 @@ class Detour:
                 for interface, name in wanted}
 
     def readback(self) -> str:
+        """Empty while no detour is installed (a neutral profile)."""
+        if not self.runner.output(["ip", "-br", "link", "show", DETOUR_IN]):
+            return ""
         return "".join([
             self.runner.output(["ip", "rule", "show", "priority", str(RULE_PRIORITY)]),
             self.runner.output(["ip", "route", "show", "table", str(ROUTE_TABLE)]),
