@@ -39,11 +39,13 @@ class BenchRun:
         return next(m for m in self.results["modes"] if m["mode"] == name)
 
 
-def _bench(profile: str) -> BenchRun:
-    run_id = f"e2e-{profile}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
+def bench(profile: str, *options: str, name: str = "e2e", iterations: int = ITERATIONS,
+          warmup: int = WARMUP) -> BenchRun:
+    """One `bench-runner run` at `profile` (default plan unless `options` say otherwise)."""
+    run_id = f"{name}-{profile}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
     proc = subprocess.run(
         ["bench-runner", "run", "--profile", profile, "--run-id", run_id,
-         "--iterations", str(ITERATIONS), "--warmup", str(WARMUP)],
+         "--iterations", str(iterations), "--warmup", str(warmup), *options],
         capture_output=True, text=True, timeout=1200,
     )
     print(proc.stdout[-4000:], proc.stderr[-4000:], sep="\n")
@@ -55,13 +57,13 @@ def _bench(profile: str) -> BenchRun:
 
 @pytest.fixture(scope="session")
 def local_run() -> BenchRun:
-    return _bench("local")
+    return bench("local")
 
 
 @pytest.fixture(scope="session")
 def regional_run(local_run: BenchRun) -> BenchRun:
     # Depends on local_run so the two never overlap and local's p50 is known for the bounds.
-    return _bench("regional")
+    return bench("regional")
 
 
 def influx_query(q: str) -> list[dict[str, Any]]:

@@ -1,0 +1,78 @@
+"""Every mode with its floor client at `local` and `regional`: NETCONF in both framings at the
+smallest and the largest reply, tunnels at their default bulk size. Few iterations: this proves
+each mode runs, publishes and obeys physics, the default-plan tests prove the statistics."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import BenchRun, bench
+
+FLOOR_MODES = {
+    "ssh/fresh-conn", "ssh/reuse-conn", "ssh/batch-exec", "ssh/pty-fresh", "ssh/pty-reuse",
+    "https/fresh-conn", "https/keep-alive", "https/batch-post", "https/multi-cmd", "https/tls-resume",
+    "https/restconf-get",
+    "netconf/fresh-session", "netconf/reuse-session", "netconf/batch-rpc", "netconf/edit-commit",
+    "tunnel/bulk", "tunnel/request",
+}
+FLOOR_CLIENTS = {"asyncssh", "httpx", "python-ssl"}
+FRAMINGS = ("1.0", "1.1")
+REPLY_BYTES = (1024, 1_048_576)
+ITERATIONS = 3
+REGIONAL_RTT_MS = 30.0
+
+
+@pytest.fixture(scope="module", params=["local", "regional"])
+def every_mode(request: pytest.FixtureRequest) -> BenchRun:
+    return bench(request.param, "--modes", ",".join(sorted(FLOOR_MODES)),
+                 "--netconf-framing", ",".join(FRAMINGS),
+                 "--netconf-reply-bytes", ",".join(map(str, REPLY_BYTES)),
+                 name="e2e-every-mode", iterations=ITERATIONS, warmup=1)
+
+
+def test_every_mode_runs_with_its_floor_client(every_mode: BenchRun) -> None:
+    assert every_mode.exit_code == 0, every_mode.output[-3000:]
+    modes = every_mode.results["modes"]
+    assert {m["mode"] for m in modes} == FLOOR_MODES
+    for mode in modes:
+        label = f"{mode['mode']} {mode['parameters']}"
+        assert mode["client"] in FLOOR_CLIENTS, label
+        assert mode["ok"] and mode["published"], (label, mode["error_messages"])
+        assert mode["stats"]["n"] == ITERATIONS and mode["stats"]["errors"] == 0, label
+
+
+def test_netconf_runs_in_both_framings_at_every_reply_size(every_mode: BenchRun) -> None:
+    for name in ("netconf/fresh-session", "netconf/reuse-session", "netconf/batch-rpc", "netconf/edit-commit"):
+        runs = [m for m in every_mode.results["modes"] if m["mode"] == name]
+        framings = {m["parameters"]["framing"] for m in runs}
+        assert framings == set(FRAMINGS), name
+        if name != "netconf/edit-commit":  # its replies are <ok/>, whatever the size asked for
+            sizes = {m["parameters"]["reply_bytes"] for m in runs}
+            assert sizes == set(REPLY_BYTES), name
+
+
+def test_large_netconf_replies_cross_the_wire(every_mode: BenchRun) -> None:
+    """A 1 MB reply per command really travels: the wire carries at least the replies."""
+    for mode in every_mode.results["modes"]:
+        parameters = mode["parameters"] or {}
+        if mode["mode"] in ("netconf/reuse-session", "netconf/batch-rpc") \
+                and parameters.get("reply_bytes") == REPLY_BYTES[-1]:
+            assert mode["wire"]["available"], mode["wire"]["reason"]
+            floor = len(mode["commands"]) * REPLY_BYTES[-1]
+            assert all(it["bytes_in"] >= floor for it in mode["wire"]["per_iteration"]), mode["parameters"]
+
+
+def test_wire_round_trips_reach_the_protocol_minimum(every_mode: BenchRun) -> None:
+    for mode in every_mode.results["modes"]:
+        assert mode["wire"]["available"], mode["wire"]["reason"]
+        for iteration in mode["wire"]["per_iteration"]:
+            assert iteration["round_trips"] >= mode["min_round_trips"], (mode["mode"], mode["parameters"])
+
+
+def test_regional_obeys_physics(every_mode: BenchRun) -> None:
+    if every_mode.profile != "regional":
+        pytest.skip("the lower bound needs added delay")
+    for mode in every_mode.results["modes"]:
+        assert abs(mode["verified_rtt_ms"] - REGIONAL_RTT_MS) <= 3, mode["mode"]
+        floor = mode["min_round_trips"] * REGIONAL_RTT_MS
+        assert mode["stats"]["min_ms"] >= floor, (mode["mode"], mode["parameters"], mode["stats"]["min_ms"], floor)
