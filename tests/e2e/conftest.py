@@ -46,7 +46,7 @@ def bench(profile: str, *options: str, name: str = "e2e", iterations: int = ITER
     proc = subprocess.run(
         ["bench-runner", "run", "--profile", profile, "--run-id", run_id,
          "--iterations", str(iterations), "--warmup", str(warmup), *options],
-        capture_output=True, text=True, timeout=1200,
+        capture_output=True, text=True, timeout=1200, check=False,
     )
     print(proc.stdout[-4000:], proc.stderr[-4000:], sep="\n")
     results_file = RESULTS_DIR / run_id / "results.json"
