@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from bench_runner.report import load_runs
+from bench_runner.report import load_runs, run_figures
 from bench_runner.results import RunResult, write_results
 from bench_runner.runner import ModeRun
 
@@ -31,3 +31,15 @@ def test_report_figures(tmp_path: Path, sample_run: tuple[RunResult, list[ModeRu
     assert keep_alive.overhead_pct == pytest.approx(2.5)
     assert reuse.overhead_pct is None  # a failed iteration: the span is not all samples
     assert load_runs(tmp_path, ["nope"]) == []
+
+
+def test_counted_round_trip_bound(sample_run: tuple[RunResult, list[ModeRun]]) -> None:
+    run, _ = sample_run
+    document = json.loads(run.model_dump_json())
+    assert run_figures(document).counted_bound_s is None  # no wire counts: no counted bound
+    for mode, round_trips in zip(document["modes"], (1.0, 4.0), strict=True):
+        mode["wire"] = {"available": True, "p50": {"round_trips": round_trips}}
+    figures = run_figures(document)
+    # (0 + 2 iterations) x (1 + 4 counted round trips) x 30 ms
+    assert figures.counted_bound_s == pytest.approx(0.3)
+    assert figures.wall_over_counted == pytest.approx(60.0 / 0.3)

@@ -157,13 +157,16 @@ def report_table(runs: Sequence[RunFigures]) -> Table:
 
 
 def runs_table(runs: Sequence[RunFigures]) -> Table:
-    table = Table(title="run wall time against its RTT-bound minimum")
-    for header in ("run", "profile", "wall s", "RTT-bound s", "wall/bound"):
+    table = Table(title="run wall time against its RTT-bound minimum and its counted round trips")
+    for header in ("run", "profile", "wall s", "RTT-bound s", "wall/bound", "counted-RT s",
+                   "wall/counted"):
         table.add_column(header, justify="left" if header in ("run", "profile") else "right")
     for run in runs:
-        ratio = run.wall_over_bound
+        ratio, counted_ratio = run.wall_over_bound, run.wall_over_counted
         table.add_row(run.run_id, run.profile, f"{run.wall_s:.1f}", f"{run.rtt_bound_s:.1f}",
-                      "-" if ratio is None else f"{ratio:.2f}")
+                      "-" if ratio is None else f"{ratio:.2f}",
+                      "-" if run.counted_bound_s is None else f"{run.counted_bound_s:.1f}",
+                      "-" if counted_ratio is None else f"{counted_ratio:.2f}")
     return table
 
 

@@ -4,7 +4,9 @@ Per mode: p50 against its round-trip lower bound (``min_round_trips x verified R
 the harness overhead per iteration: the measured span (``resources.elapsed_s``) minus the
 time inside the measured iterations, relative to the latter. Per run: its wall time
 against the RTT-bound minimum of everything it ran, ``sum((warmup + iterations) x
-min_round_trips x configured RTT)``, which is only meaningful under added delay.
+min_round_trips x configured RTT)``, and against the round trips the clients were counted
+to make on the wire (the same sum with the counted p50); both only mean something under
+added delay.
 """
 
 import json
@@ -37,11 +39,19 @@ class RunFigures:
     profile: str
     wall_s: float
     rtt_bound_s: float
+    counted_bound_s: float | None
+    """The round trips the clients were counted to make on the wire (p50 per iteration x
+    every iteration, warm-up included) x the configured RTT: the network time the run
+    needed, whatever the protocol minimum; None unless every mode has wire counts."""
     modes: list[ModeFigures]
 
     @property
     def wall_over_bound(self) -> float | None:
         return self.wall_s / self.rtt_bound_s if self.rtt_bound_s else None
+
+    @property
+    def wall_over_counted(self) -> float | None:
+        return self.wall_s / self.counted_bound_s if self.counted_bound_s else None
 
 
 def _seconds_between(start: str, end: str) -> float:
@@ -68,11 +78,17 @@ def run_figures(document: dict[str, Any]) -> RunFigures:
         (mode["warmup"] + mode["iterations"]) * mode["min_round_trips"] * profile["rtt_ms"]
         for mode in document["modes"]
     )
+    counted = [((mode.get("wire") or {}).get("p50") or {}).get("round_trips")
+               for mode in document["modes"]]
+    counted_ms = None if None in counted else sum(
+        (mode["warmup"] + mode["iterations"]) * round_trips * profile["rtt_ms"]
+        for mode, round_trips in zip(document["modes"], counted, strict=True))
     return RunFigures(
         run_id=document["run_id"],
         profile=profile["name"],
         wall_s=_seconds_between(document["started_at"], document["finished_at"]),
         rtt_bound_s=bound_ms / 1000.0,
+        counted_bound_s=counted_ms / 1000.0 if counted_ms is not None else None,
         modes=[mode_figures(document["run_id"], profile["name"], m) for m in document["modes"]],
     )
 
