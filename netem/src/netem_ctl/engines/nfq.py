@@ -20,7 +20,6 @@ from pathlib import Path
 from ..impairment import DirectionImpairment, Impairment
 from . import detour
 from .base import Engine
-from .detour import Detour
 from .runner import Command, CommandRunner
 
 log = logging.getLogger("netem.nfq")
@@ -200,7 +199,7 @@ class NfqEngine(Engine):
         self.generation = 0
         self.toward_device = Delayer("toward_device", QUEUE_TOWARD_DEVICE, runner, delayer_path, run_dir)
         self.from_device = Delayer("from_device", QUEUE_FROM_DEVICE, runner, delayer_path, run_dir)
-        self.detour = Detour(runner)
+        self.detour = detour.Detour(runner)
 
     def apply(self, impairment: Impairment) -> None:
         if impairment.is_neutral:
