@@ -128,3 +128,26 @@ def test_panel_queries_are_scoped_to_the_selected_run() -> None:
             for target in panel["targets"]:
                 if panel["datasource"]["type"] == "influxdb":
                     assert re.search(r'"run_id" =~ /\^\$run_id\$/', target["query"]), panel["title"]
+
+
+def _panel_query(title: str, run: BenchRun) -> list[dict[str, Any]]:
+    [panel] = [p for path in DASHBOARDS for p in load(path)["panels"] if p["title"] == title]
+    return influx_query(substitute(panel["targets"][0]["query"], run))
+
+
+def test_wire_panel_has_round_trips_for_every_mode(regional_run: BenchRun) -> None:
+    series = _panel_query("Counted on the wire per iteration (p50)", regional_run)
+    modes = {s["tags"]["mode"] for s in series}
+    assert modes == {m["mode"] for m in regional_run.results["modes"]}
+    for s in series:
+        row = dict(zip(s["columns"], s["values"][0], strict=True))
+        assert row["round trips"] >= 1, s["tags"]
+
+
+def test_phase_panel_has_phases_for_every_mode(regional_run: BenchRun) -> None:
+    """The default plan's floor clients all expose phases; each mode shows at least one."""
+    series = _panel_query("Where an iteration's time goes (p50 per phase, ms)", regional_run)
+    assert {s["tags"]["mode"] for s in series} == {m["mode"] for m in regional_run.results["modes"]}
+    for s in series:
+        row = dict(zip(s["columns"], s["values"][0], strict=True))
+        assert any(value for column, value in row.items() if column != "time"), s["tags"]
