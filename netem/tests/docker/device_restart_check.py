@@ -84,6 +84,7 @@ def cleanup() -> None:
 def run(image: str) -> dict:
     docker("network", "create", "--subnet", SUBNET, NETWORK)
     docker("run", "-d", "--name", DEVICE, "--network", NETWORK, "--ip", DEVICE_IP, "--init",
+           "--sysctl", "net.ipv4.conf.all.rp_filter=0",  # as compose.yaml's device (nfq's detour)
            "--entrypoint", "python3", image, "-m", "netem_ctl.testbed", "serve", "22")
     docker("run", "-d", "--name", CLIENT, "--network", NETWORK, "--init", "--entrypoint", "sleep", image, "infinity")
     docker("run", "-d", "--name", NETEM, "--network", f"container:{DEVICE}", "--cap-add", "NET_ADMIN",

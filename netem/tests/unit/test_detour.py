@@ -87,10 +87,11 @@ def test_healthy_detour_has_no_problems():
     assert detour.Detour(_Kernel()).problems() == []  # type: ignore[arg-type]
 
 
-def test_strict_reverse_path_filter_is_reported():
-    kernel = _Kernel(**{"/proc/sys/net/ipv4/conf/all/rp_filter": "1\n"})
+@pytest.mark.parametrize("mode", ["1", "2"], ids=["strict", "loose"])
+def test_reverse_path_filter_is_reported(mode):
+    kernel = _Kernel(**{"/proc/sys/net/ipv4/conf/all/rp_filter": f"{mode}\n"})
     [problem] = detour.Detour(kernel).problems()  # type: ignore[arg-type]
-    assert "all.rp_filter=1" in problem
+    assert f"all.rp_filter={mode}" in problem
 
 
 def test_missing_accept_local_is_reported():

@@ -98,9 +98,12 @@ class Detour:
             if settings[_sysctl(DETOUR_IN, name)] != wanted:
                 found.append(f"detour: {_sysctl(DETOUR_IN, name)} is {settings[_sysctl(DETOUR_IN, name)]}, "
                              f"needs {wanted}")
-        if settings[_sysctl("all", "rp_filter")] == 1:
-            found.append("detour: net.ipv4.conf.all.rp_filter=1 in the device's namespace drops the detoured "
-                         "packets; set it to 0 or 2 (compose: sysctls on the device service)")
+        all_rp_filter = settings[_sysctl("all", "rp_filter")]
+        if all_rp_filter:
+            # The effective value is max(all, interface); strict and loose mode both reject a
+            # packet arriving with one of the namespace's own addresses as its source.
+            found.append(f"detour: net.ipv4.conf.all.rp_filter={all_rp_filter} in the device's namespace drops "
+                         "the detoured packets; it must be 0 (compose.yaml sets it on the device service)")
         return found
 
     def settings(self) -> dict[str, int | None]:
