@@ -22,8 +22,9 @@ EXPECTED_DEFAULT = [
 EXPECTED_ALL = [
     "ssh/fresh-conn", "ssh/reuse-conn", "ssh/batch-exec", "ssh/pty-fresh", "ssh/pty-reuse",
     "https/fresh-conn", "https/keep-alive", "https/batch-post", "https/multi-cmd",
-    "https/tls-resume", "https/restconf-get", "netconf/fresh-session", "netconf/reuse-session",
-    "netconf/batch-rpc", "netconf/edit-commit", "tunnel/bulk", "tunnel/request",
+    "https/tls-resume", "https/restconf-get", "https/bulk", "netconf/fresh-session",
+    "netconf/reuse-session", "netconf/batch-rpc", "netconf/edit-commit", "tunnel/bulk",
+    "tunnel/request",
 ]
 
 
@@ -61,6 +62,7 @@ def test_every_mode_has_a_floor_client() -> None:
         ("https/restconf-get", 5, 5, 5),
         ("netconf/edit-commit", 5, 6, 6),
         ("tunnel/bulk", 5, 2, 2),
+        ("https/bulk", 5, 1, 1),
         ("tunnel/request", 5, 5, 5),
     ],
 )

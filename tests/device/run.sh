@@ -68,5 +68,9 @@ if [[ $mode == test ]]; then
         done
     done
     [[ $status -eq 0 ]] && echo "PASS: no credential in the device logs"
+    # nginx warns when it spools an upstream response to disk; /bulk/ must stream (nginx.conf).
+    if docker logs "$prefix-device" 2>&1 | grep -F "buffered to a temporary file"; then
+        echo "FAIL: nginx spooled a response to a temporary file"; status=1
+    fi
 fi
 exit $status

@@ -31,6 +31,7 @@ type Server struct {
 //	GET  /healthz              "ok", no authentication
 //	GET  /admin/exec/{cmds...} exec commands, one per path segment
 //	POST /admin/config         configuration lines in a text/plain body
+//	GET  /bulk/{size}          10M, 100M or 1G bytes: the tunnel target's payloads, direct
 //	/restconf/...              the restconf handler, when not nil
 func NewHandler(e *engine.Engine, creds Credentials, recorder Recorder, restconf http.Handler) http.Handler {
 	s := &Server{engine: e, creds: creds, recorder: recorder}
@@ -38,6 +39,7 @@ func NewHandler(e *engine.Engine, creds Credentials, recorder Recorder, restconf
 	mux.Handle("GET /healthz", s.counted("healthz", http.HandlerFunc(handleHealth)))
 	mux.Handle("GET /admin/exec/", s.counted("exec", s.authenticated(http.HandlerFunc(s.handleExec))))
 	mux.Handle("POST /admin/config", s.counted("config", s.authenticated(http.HandlerFunc(s.handleConfig))))
+	mux.Handle("GET /bulk/{size}", s.counted("bulk", s.authenticated(http.HandlerFunc(handleBulk))))
 	if restconf != nil {
 		mux.Handle("/restconf/", s.counted("restconf", s.authenticated(restconf)))
 		mux.Handle("/.well-known/host-meta", s.counted("restconf", restconf))

@@ -33,12 +33,7 @@ func Handler() http.Handler {
 	mux := http.NewServeMux()
 	for path, size := range Sizes {
 		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/octet-stream")
-			w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
-			if r.Method == http.MethodHead {
-				return
-			}
-			_, _ = io.CopyN(w, repeater{}, size)
+			ServePayload(w, r, size)
 		})
 	}
 	mux.HandleFunc("GET /stream", func(w http.ResponseWriter, _ *http.Request) {
@@ -49,6 +44,18 @@ func Handler() http.Handler {
 		_, _ = io.WriteString(w, "tunnel target: /10M /100M /1G /stream\n")
 	})
 	return mux
+}
+
+// ServePayload answers GET or HEAD with size bytes of the payload and a
+// Content-Length: the tunnel target's downloads, and the same bytes wherever
+// else the device serves them (the HTTPS API's direct download).
+func ServePayload(w http.ResponseWriter, r *http.Request, size int64) {
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+	if r.Method == http.MethodHead {
+		return
+	}
+	_, _ = io.CopyN(w, repeater{}, size)
 }
 
 // repeater reads the chunk forever.

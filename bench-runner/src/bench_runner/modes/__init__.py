@@ -9,6 +9,7 @@ measures without a plan or ``--modes``: the six original modes with their floor 
 from dataclasses import dataclass
 
 from bench_runner.modes.base import IterationError, Mode, Session, Target, Transport
+from bench_runner.modes.bulk import BulkDownload, BulkSize
 from bench_runner.modes.https import (
     HttpsBatch,
     HttpsFreshConnection,
@@ -17,6 +18,7 @@ from bench_runner.modes.https import (
     HttpsRestconfGet,
     HttpsTlsResume,
 )
+from bench_runner.modes.https_bulk import HttpsBulk, RequestsBulk
 from bench_runner.modes.https_libraries import (
     RequestsBatch,
     RequestsFreshConnection,
@@ -53,7 +55,6 @@ from bench_runner.modes.ssh_libraries import (
 )
 from bench_runner.modes.ssh_pty import SshPtyFresh, SshPtyReuse
 from bench_runner.modes.tunnel import (
-    BulkSize,
     OpensshTunnelBulk,
     OpensshTunnelRequest,
     ParamikoTunnelBulk,
@@ -83,6 +84,7 @@ FLOOR_MODES: tuple[Mode, ...] = (
     HttpsMultiCommand(),
     HttpsTlsResume(),
     HttpsRestconfGet(),
+    HttpsBulk(),
     NetconfFreshSession(),
     NetconfReuseSession(),
     NetconfBatchRpc(),
@@ -104,6 +106,7 @@ LIBRARY_MODES: tuple[Mode, ...] = (
     RequestsKeepAlive(),
     RequestsBatch(),
     RequestsRestconfGet(),
+    RequestsBulk(),
     NcclientFreshSession(),
     NcclientReuseSession(),
     NcclientBatchRpc(),
@@ -221,10 +224,11 @@ def sweep_netconf(modes: list[Mode], framings: list[Framing],
 
 
 def sweep_bulk_sizes(modes: list[Mode], sizes: list[BulkSize]) -> list[Mode]:
-    """Each ``tunnel/bulk`` measurement once per download size, in the order given."""
+    """Each bulk download measurement (``tunnel/bulk``, ``https/bulk``) once per download
+    size, in the order given."""
     swept: list[Mode] = []
     for mode in modes:
-        if isinstance(mode, TunnelBulk):
+        if isinstance(mode, BulkDownload):
             swept.extend(mode.with_size(size) for size in sizes)
         else:
             swept.append(mode)
@@ -242,6 +246,7 @@ __all__ = [
     "LIBRARY_MODES",
     "MODES_BY_NAME",
     "MODE_NAMES",
+    "BulkDownload",
     "IterationError",
     "Mode",
     "NetconfMode",

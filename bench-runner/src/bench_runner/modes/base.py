@@ -98,8 +98,9 @@ class Mode(ABC):
         return None
 
     def transfer_bytes(self) -> int | None:
-        """Payload bytes one iteration moves, for modes measuring throughput (tunnel bulk
-        downloads); None for the others."""
+        """Payload bytes one iteration moves, for modes measuring throughput (the bulk
+        downloads: ``tunnel/bulk``, ``https/bulk``; a plan's ``tunnel_bulk_iterations``
+        applies to them); None for the others."""
         return None
 
     def label(self) -> str:

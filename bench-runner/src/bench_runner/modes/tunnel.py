@@ -14,7 +14,7 @@ import socket
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Literal, Protocol
+from typing import Protocol
 
 import paramiko
 
@@ -26,14 +26,14 @@ from bench_runner.modes.base import (
     Target,
     Transport,
 )
+from bench_runner.modes.bulk import BULK_BYTES, BulkDownload
+from bench_runner.modes.bulk import BulkSize as BulkSize  # re-exported: plan.py imports it here
 from bench_runner.modes.ssh_exec import traced_connect
 from bench_runner.modes.ssh_libraries import openssh_argv, openssh_version, paramiko_connect
 from bench_runner.roundtrips import SocketTrace
 
 TUNNEL_HOST = "127.0.0.1"
 TUNNEL_PORT = 8080
-BulkSize = Literal["10M", "100M", "1G"]
-BULK_BYTES: dict[str, int] = {"10M": 10 << 20, "100M": 100 << 20, "1G": 1 << 30}
 RECV_BYTES = 256 << 10
 IO_TIMEOUT_S = 60.0
 FORWARD_WAIT_S = 30.0
@@ -102,7 +102,7 @@ class TunnelMode(Mode):
     client = "asyncssh"
 
 
-class TunnelBulk(TunnelMode):
+class TunnelBulk(BulkDownload, TunnelMode):
     """One download of ``size`` bytes per iteration (``GET /10M``, ``/100M`` or ``/1G``)
     through the kept forward, on a new connection to it (``Connection: close``); the
     commands are not used. The throughput is the size over the wall time.
@@ -116,18 +116,6 @@ class TunnelBulk(TunnelMode):
     name = "tunnel/bulk"
     description = ("asyncssh forward_local_port (ssh -L) kept; per iteration a new "
                    "connection through it and one GET /<size> from the device's tunnel target")
-
-    def __init__(self, size: BulkSize = "10M") -> None:
-        self.size: BulkSize = size
-
-    def with_size(self, size: BulkSize) -> "TunnelBulk":
-        return type(self)(size)
-
-    def parameters(self) -> dict[str, str | int]:
-        return {"bulk_size": self.size}
-
-    def transfer_bytes(self) -> int | None:
-        return BULK_BYTES[self.size]
 
     def min_round_trips(self, n_commands: int) -> int:
         return 2
