@@ -32,8 +32,8 @@ def render(controller: Controller) -> str:
 
     profile = controller.profile
     engine = controller.choice.name
-    gauge("netem_engine_info", "Impairment engine in use and why it was chosen.",
-          [(_labels(engine=engine, reason=controller.choice.reason), 1)])
+    gauge("netem_engine_info", "Impairment engine in use, the one NETEM_ENGINE requested, and why.",
+          [(_labels(engine=engine, requested=controller.choice.requested, reason=controller.choice.reason), 1)])
     gauge("netem_ready", "1 once the initial profile is applied.", [("", 1 if controller.ready else 0)])
     gauge("netem_watchdog_repairs_total", "Times the watchdog found rules missing and re-applied them.",
           [("", controller.repairs)], kind="counter")

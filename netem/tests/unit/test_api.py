@@ -94,7 +94,8 @@ def test_metrics(client):
     text = client.get("/metrics").text
     assert 'netem_profile_info{profile="continental",engine="nfq"} 1' in text
     assert "netem_profile_rtt_seconds 0.07" in text
-    assert 'netem_engine_info{engine="nfq",reason="auto: kernel has no sch_netem"} 1' in text
+    assert ('netem_engine_info{engine="nfq",requested="auto",reason="auto: kernel has no sch_netem"} 1'
+            in text)
 
 
 def test_failed_apply_is_500_and_clears(controller, engine, profiles_file):

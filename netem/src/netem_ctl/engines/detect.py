@@ -20,6 +20,8 @@ class NoEngineError(RuntimeError):
 class EngineChoice:
     name: str
     reason: str
+    requested: str = "auto"
+    """NETEM_ENGINE: what the lab is configured to use (``auto`` prefers tc)."""
 
 
 def probe_tc(runner: CommandRunner) -> str | None:
@@ -56,16 +58,16 @@ def choose_engine(requested: str, runner: CommandRunner, delayer_path: str) -> E
         problem = probe_nfq(runner, delayer_path)
         if problem:
             raise NoEngineError(f"NETEM_ENGINE=nfq but {problem}")
-        return EngineChoice("nfq", "requested by NETEM_ENGINE=nfq")
+        return EngineChoice("nfq", "requested by NETEM_ENGINE=nfq", requested)
     tc_problem = probe_tc(runner)
     if requested == "tc":
         if tc_problem:
             raise NoEngineError(f"NETEM_ENGINE=tc but {tc_problem}")
-        return EngineChoice("tc", "requested by NETEM_ENGINE=tc")
+        return EngineChoice("tc", "requested by NETEM_ENGINE=tc", requested)
     if tc_problem is None:
-        return EngineChoice("tc", "auto: kernel accepts a netem qdisc")
+        return EngineChoice("tc", "auto: kernel accepts a netem qdisc", requested)
     nfq_problem = probe_nfq(runner, delayer_path)
     if nfq_problem:
         raise NoEngineError(f"no engine usable: tc: {tc_problem}; nfq: {nfq_problem}")
     log.warning("%s; using user-space NFQUEUE engine (nfq)", tc_problem)
-    return EngineChoice("nfq", f"auto: {tc_problem}; using user-space NFQUEUE engine")
+    return EngineChoice("nfq", f"auto: {tc_problem}; using user-space NFQUEUE engine", requested)
