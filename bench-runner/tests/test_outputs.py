@@ -85,8 +85,7 @@ def test_wire_and_phase_fields_in_influxdb(sample_run: tuple[RunResult, list[Mod
     run, mode_runs = sample_run
     _with_wire_and_phases(run, mode_runs)
     points = run_points(run, mode_runs)
-    iteration = points[0]
-    assert iteration.measurement == "iteration"
+    iteration = next(p for p in points if p.measurement == "iteration")
     assert iteration.fields["wire_round_trips"] == 2
     assert iteration.fields["phase_commands_ms"] == 20.0
     assert iteration.fields["wall_ms"] == 31.5  # existing fields unchanged

@@ -4,7 +4,13 @@ from pathlib import Path
 
 import pytest
 
-from bench_runner.results import RunResult, apply_baseline, new_run_id, write_results
+from bench_runner.results import (
+    RunResult,
+    apply_baseline,
+    apply_floor_ratio,
+    new_run_id,
+    write_results,
+)
 from bench_runner.runner import ModeRun
 
 CONTRACT_TOP_KEYS = {
@@ -65,3 +71,16 @@ def test_speedup_against_the_baseline(sample_run: tuple[RunResult, list[ModeRun]
     assert run.modes[1].speedup_vs_baseline == pytest.approx(1.0)
     assert apply_baseline(run.modes, "ssh/reuse-conn@paramiko") is None
     assert apply_baseline(run.modes, "ssh/pty-fresh") is None
+
+
+def test_p50_against_the_floor_client_of_the_same_mode_and_parameters(
+    sample_run: tuple[RunResult, list[ModeRun]],
+) -> None:
+    run, _ = sample_run
+    floor = run.modes[0]  # https/keep-alive, httpx, p50 32.0
+    library = floor.model_copy(update={"client": "requests", "stats": floor.stats.model_copy(
+        update={"p50_ms": 48.0})})
+    other_parameters = library.model_copy(update={"parameters": {"framing": "1.0"}})
+    modes = [floor, library, other_parameters, run.modes[1]]
+    apply_floor_ratio(modes, {"https/keep-alive": "httpx", "ssh/reuse-conn": "paramiko"})
+    assert [mode.p50_vs_floor for mode in modes] == [1.0, 1.5, None, None]

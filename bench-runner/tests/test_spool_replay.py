@@ -30,10 +30,12 @@ def test_publish_writes_influx_and_pushgateway(
     assert [delivery.delivered for delivery in deliveries] == [True, True]
     write, push = fake_http_server.requests
     assert write.method == "POST"
-    assert write.path == "/write?db=transport_lab&precision=ms"
+    assert write.path == "/write?db=transport_lab&precision=ns"
     assert write.headers["Authorization"] == "Basic " + b64encode(b"writer:s3cret").decode()
     lines = write.body.decode().splitlines()
-    # 4 iterations + 2 summaries.
+    # The run, 4 iterations, 2 summaries: as many as the delivery reports.
+    assert deliveries[0].detail.startswith("7 points to ")
+    assert sum(line.startswith("run,") for line in lines) == 1
     assert sum(line.startswith("iteration,") for line in lines) == 4
     assert sum(line.startswith("mode_summary,") for line in lines) == 2
     assert 'ok=false,error="show clock: % Invalid x"' in write.body.decode()
@@ -88,3 +90,32 @@ def test_influx_rejection_is_spooled(
     assert "HTTP 500" in influx.detail
     assert influx.spooled_to is not None
     assert influx.spooled_to.exists()
+
+
+def test_replay_sends_a_payload_spooled_in_milliseconds_as_milliseconds(
+    tmp_path: Path, fake_http_server: FakeHttpServer
+) -> None:
+    """Spool files written before the runner used nanoseconds keep their meaning."""
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    (spool / "old-run.lp").write_text("iteration,mode=m wall_ms=1.5 1763809200000\n")
+    (spool / "new-run.lp").write_text("iteration,mode=m wall_ms=1.5 1763809200000000000\n")
+    replayed = replay_spool(settings_for(tmp_path, fake_http_server.url, CLOSED_PORT_URL))
+    assert [delivery.detail for delivery in replayed] == [
+        "replayed new-run.lp: 1 points", "replayed old-run.lp: 1 points"]
+    assert [request.path for request in fake_http_server.requests] == [
+        "/write?db=transport_lab&precision=ns", "/write?db=transport_lab&precision=ms"]
+
+
+def test_a_spooled_file_that_is_not_line_protocol_stays_and_does_not_stop_replay(
+    tmp_path: Path, fake_http_server: FakeHttpServer
+) -> None:
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    (spool / "a-broken.lp").write_text("garbage\n")
+    (spool / "b-good.lp").write_text("iteration,mode=m wall_ms=1.5 1763809200000000000\n")
+    replayed = replay_spool(settings_for(tmp_path, fake_http_server.url, CLOSED_PORT_URL))
+    assert [delivery.delivered for delivery in replayed] == [False, True]
+    assert "no timestamp" in replayed[0].detail
+    assert (spool / "a-broken.lp").exists()
+    assert not (spool / "b-good.lp").exists()

@@ -30,10 +30,10 @@ from bench_runner.console import (
 from bench_runner.lab_info import device_version, runner_info
 from bench_runner.modes import (
     ALL_MODES,
+    MODES_BY_NAME,
     Mode,
     Selection,
     Target,
-    TunnelBulk,
     select_modes,
     sweep_bulk_sizes,
     sweep_netconf,
@@ -47,8 +47,12 @@ from bench_runner.results import (
     NotApplicable,
     ProfileInfo,
     RunResult,
+    SeriesKey,
     TargetInfo,
     apply_baseline,
+    apply_floor_ratio,
+    apply_rtt_model,
+    local_references,
     new_run_id,
     write_results,
 )
@@ -154,6 +158,8 @@ class Job:
     """One results.json: a target under one profile."""
 
     run_id: str
+    sweep: str
+    """The command's run id, shared by its jobs."""
     target: Target
     target_info: TargetInfo
     metrics_url: str | None
@@ -166,7 +172,7 @@ async def _measure(
     bulk_iterations: int | None,
 ) -> list[ModeRun]:
     def mode_plan(mode: Mode) -> RunPlan:
-        if isinstance(mode, TunnelBulk) and bulk_iterations is not None:
+        if mode.transfer_bytes() is not None and bulk_iterations is not None:
             return replace(plan, iterations=bulk_iterations)
         return plan
 
@@ -187,7 +193,7 @@ def _jobs(settings: Settings, run_id: str, profiles: list[str],
         info = TargetInfo(host=target.host, ssh_port=target.ssh_port,
                           https_port=target.https_port, netconf_port=target.netconf_port)
         return [
-            Job(run_id if len(profiles) == 1 else f"{run_id}-{profile}", target, info,
+            Job(run_id if len(profiles) == 1 else f"{run_id}-{profile}", run_id, target, info,
                 settings.device_metrics_url, profile)
             for profile in profiles
         ]
@@ -197,7 +203,7 @@ def _jobs(settings: Settings, run_id: str, profiles: list[str],
     except PlanError as exc:
         raise _fail(str(exc), EXIT_USAGE) from exc
     return [
-        Job(run_id if len(specs) == 1 else f"{run_id}-{spec.name}", target,
+        Job(run_id if len(specs) == 1 else f"{run_id}-{spec.name}", run_id, target,
             TargetInfo(host=spec.host, ssh_port=spec.ssh_port, https_port=spec.https_port,
                        netconf_port=spec.netconf_port,
                        name=spec.name, platform=spec.platform),
@@ -217,8 +223,10 @@ def _reference_port(job: Job) -> int | None:
 
 
 def _run_job(settings: Settings, job: Job, netem: NetemControl, selection: Selection,
-             plan: Plan, no_sinks: bool) -> bool:
-    """Measure one job, write its files, feed the sinks; True when every mode was ok."""
+             plan: Plan, no_sinks: bool,
+             references: dict[SeriesKey, tuple[str, float]]) -> RunResult:
+    """Measure one job, write its files, feed the sinks. ``references`` are the sweep's
+    p50s at ``local`` so far, for the round-trip model."""
     started_at = datetime.now(UTC)
     if job.profile is None:
         profile_info = _unmanaged_profile(job.target_info.name or job.target.host)
@@ -238,8 +246,10 @@ def _run_job(settings: Settings, job: Job, netem: NetemControl, selection: Selec
                                      profile_info.rtt_ms, plan.tunnel_bulk_iterations))
     results = [mode_run.result for mode_run in mode_runs]
     baseline = apply_baseline(results, plan.baseline)
+    apply_floor_ratio(results, {name: mode.client for name, mode in MODES_BY_NAME.items()})
     result = RunResult(
         run_id=job.run_id,
+        sweep=job.sweep,
         started_at=started_at,
         finished_at=datetime.now(UTC),
         lab=LabInfo(commit=settings.lab_commit, images=settings.lab_images),
@@ -254,6 +264,8 @@ def _run_job(settings: Settings, job: Job, netem: NetemControl, selection: Selec
                         for entry in selection.not_applicable],
         plan=plan.name,
     )
+    # At `local` the reference is the run itself: its prediction is its own p50.
+    apply_rtt_model(result.modes, {**references, **local_references(result)})
     path = write_results(result, settings.results_dir)
     write_outputs(result, mode_runs, settings.results_dir, sys.argv)
     console.print(summary_table(result))
@@ -263,7 +275,7 @@ def _run_job(settings: Settings, job: Job, netem: NetemControl, selection: Selec
                   "manifest.json)")
     if not no_sinks:
         print_deliveries(publish_run(settings, result, mode_runs))
-    return result.ok
+    return result
 
 
 def _merge_plan(plan: Plan, profile: str | None, modes: str | None, clients: str | None,
@@ -319,7 +331,8 @@ def run(
     commands: Annotated[str | None, typer.Option(
         help="semicolon-separated CLI commands per iteration; default: 5 show commands")] = None,
     plan: Annotated[str | None, typer.Option(
-        help="plan file (YAML) or built-in plan: default, smoke, nightly, netconf-sweep")] = None,
+        help="plan file (YAML) or built-in plan: default, smoke, nightly, netconf-sweep, "
+             "latency-sweep")] = None,
     targets: Annotated[Path | None, typer.Option(
         help="inventory YAML of real devices to measure instead of the emulator (no netem)")
     ] = None,
@@ -344,7 +357,8 @@ def run(
         help="NETCONF modes: size of each <get> reply in bytes (default 1024); "
              "comma-separated to measure each")] = None,
     tunnel_bulk_sizes: Annotated[str | None, typer.Option(
-        help="tunnel/bulk downloads, comma-separated: 10M (default), 100M, 1G")] = None,
+        help="tunnel/bulk and https/bulk downloads, comma-separated: 10M (default), "
+             "100M, 1G")] = None,
 ) -> None:
     """Apply a netem profile, measure each mode, write results and feed the sinks."""
     logging.getLogger("asyncssh").setLevel(logging.WARNING)
@@ -374,8 +388,13 @@ def run(
 
     if not no_sinks:
         print_deliveries(replay_spool(settings))
-    outcomes = [_run_job(settings, job, netem, selection, merged, no_sinks) for job in jobs]
-    if not all(outcomes):
+    references: dict[SeriesKey, tuple[str, float]] = {}
+    all_ok = True
+    for job in jobs:
+        result = _run_job(settings, job, netem, selection, merged, no_sinks, references)
+        references.update(local_references(result))
+        all_ok = all_ok and result.ok
+    if not all_ok:
         raise typer.Exit(EXIT_MODE_FAILED)
 
 

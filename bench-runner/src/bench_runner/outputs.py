@@ -30,7 +30,9 @@ MODE_COLUMNS = ("run_id", "profile", "engine", "mode", "transport", "client", "c
                 "speedup_vs_baseline", "counted_round_trips_p50", "runner_cpu_s",
                 "runner_rss_peak_bytes", "device_cpu_s", "device_memory_peak_bytes",
                 *PARAMETER_COLUMNS, "transfer_bytes", "throughput_mb_s",
-                *wire_model.SUMMARY_COLUMNS, *phases.SUMMARY_COLUMNS)
+                *wire_model.SUMMARY_COLUMNS, *phases.SUMMARY_COLUMNS,
+                "series", "p50_vs_floor", "rtt_model_local_p50_ms", "rtt_model_round_trips",
+                "rtt_model_p50_ms")
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -76,6 +78,7 @@ def mode_rows(run: RunResult) -> list[dict[str, Any]]:
     for mode in run.modes:
         stats = mode.stats
         resources = mode.resources
+        model = mode.rtt_model
         rows.append({
             "run_id": run.run_id, "profile": run.profile.name, "engine": run.profile.engine,
             "mode": mode.mode, "transport": mode.transport, "client": mode.client,
@@ -95,6 +98,11 @@ def mode_rows(run: RunResult) -> list[dict[str, Any]]:
             **_parameter_columns(mode),
             "transfer_bytes": mode.transfer_bytes, "throughput_mb_s": mode.throughput_mb_s,
             **wire_model.summary_fields(mode.wire), **phases.summary_fields(mode.phases),
+            "series": mode.series,
+            "p50_vs_floor": mode.p50_vs_floor,
+            "rtt_model_local_p50_ms": model.local_p50_ms if model else None,
+            "rtt_model_round_trips": model.round_trips if model else None,
+            "rtt_model_p50_ms": model.predicted_p50_ms if model else None,
         })
     return rows
 
@@ -112,6 +120,7 @@ def manifest(run: RunResult, argv: list[str]) -> dict[str, Any]:
     device = run.device
     return {
         "run_id": run.run_id,
+        "sweep": run.sweep,
         "schema_version": run.schema_version,
         "command": argv,
         "plan": run.plan,

@@ -6,10 +6,10 @@ modes); ``clients`` a list of client names, ``floor`` (asyncssh, httpx, Python s
 ``all``. ``netconf_framing`` (``1.1`` chunked, or ``1.0`` end-of-message) and
 ``netconf_reply_bytes`` set what the NETCONF modes ask for; either may be a list, and the
 run then measures every NETCONF mode and client for each framing x reply size.
-``tunnel_bulk_sizes`` lists the ``tunnel/bulk`` downloads (``10M``, ``100M``, ``1G``;
-default ``[10M]``: large ones are opt-in) and ``tunnel_bulk_iterations`` how often each is
-measured (default: ``iterations``).
-Built-in plans (``default``, ``smoke``, ``nightly``) are named without a path;
+``tunnel_bulk_sizes`` lists the downloads of ``tunnel/bulk`` and ``https/bulk`` (``10M``,
+``100M``, ``1G``; default ``[10M]``: large ones are opt-in) and ``tunnel_bulk_iterations`` how
+often each is measured (default: ``iterations``).
+Built-in plans (``BUILTIN_PLANS``) are named without a path;
 command-line options override the plan's values.
 """
 
@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from bench_runner.modes.tunnel import BulkSize
 
-BUILTIN_PLANS = ("default", "smoke", "nightly", "netconf-sweep")
+BUILTIN_PLANS = ("default", "smoke", "nightly", "netconf-sweep", "latency-sweep")
 
 
 Framing = Literal["1.0", "1.1"]
@@ -57,7 +57,7 @@ class Plan(BaseModel):
     tunnel_bulk_sizes: list[BulkSize] = Field(default_factory=_default_bulk_sizes,
                                               min_length=1)
     tunnel_bulk_iterations: int | None = Field(default=None, ge=1)
-    """Measured iterations of ``tunnel/bulk`` (default: ``iterations``): big downloads
+    """Measured iterations of the bulk modes (default: ``iterations``): big downloads
     are slow, so a plan can measure them fewer times than the rest."""
 
     @field_validator("commands")

@@ -2,15 +2,17 @@
 
 import os
 import secrets
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
 from bench_runner.phases import PhaseSummary
 from bench_runner.resources import ResourceUsage
 from bench_runner.roundtrips import RoundTrips
+from bench_runner.rtt_model import RttModel, predict
 from bench_runner.rtt_probe import RttCheck, RttProbe
 from bench_runner.stats import Stats
 from bench_runner.wire.model import WireCounts
@@ -88,11 +90,34 @@ class ModeResult(BaseModel):
     mode was not measured."""
     phases: PhaseSummary | None = None
     """Per-iteration phases and their p50, for clients that expose them; else null."""
+    started_at: datetime | None = None
+    """Start of the mode (its RTT probe); null in results written before it was recorded."""
+    finished_at: datetime | None = None
+    """End of its last iteration and of the session's close."""
+    p50_vs_floor: float | None = None
+    """p50 over the p50 of the same mode and parameters measured with the floor client in
+    the same run (1.0 for the floor client itself): what the library costs; null when the
+    run has no floor measurement of it."""
+    rtt_model: RttModel | None = None
+    """p50 predicted from the same measurement at ``local`` in the same sweep plus the
+    round trips times the added RTT; null without a ``local`` reference or samples."""
 
     def parameter_tags(self) -> dict[str, str]:
         """``parameters`` as text, for InfluxDB tags and Prometheus labels: the series of
         one mode and client measured with several settings in a run do not collide."""
         return {key: str(value) for key, value in (self.parameters or {}).items()}
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def series(self) -> str:
+        """One measured series, named for legends: mode, client with its version, and
+        the parameters, e.g. ``netconf/batch-rpc · ncclient 0.6.19 · framing=1.1
+        reply_bytes=1024``. Two results of a run never share it, and the same series in
+        another run (another profile, another night) has the same name."""
+        version = self.client_version.split(",")[0].strip()
+        name = f"{self.mode} · {self.client} {version}".rstrip()
+        settings = " ".join(f"{key}={value}" for key, value in self.parameter_tags().items())
+        return f"{name} · {settings}" if settings else name
 
 
 class BaselineInfo(BaseModel):
@@ -112,6 +137,9 @@ class NotApplicable(BaseModel):
 class RunResult(BaseModel):
     schema_version: Literal[1] = SCHEMA_VERSION
     run_id: str
+    sweep: str | None = None
+    """The ``--run-id`` of the command that ran this job: every profile (or target) of one
+    ``bench-runner run`` shares it; equal to ``run_id`` for a single job."""
     started_at: datetime
     finished_at: datetime
     lab: LabInfo
@@ -140,6 +168,57 @@ def apply_baseline(modes: list[ModeResult], baseline_mode: str) -> BaselineInfo 
         if base_p50 is not None and mode.stats.p50_ms:
             mode.speedup_vs_baseline = base_p50 / mode.stats.p50_ms
     return BaselineInfo(mode=base.mode, client=base.client, p50_ms=base_p50)
+
+
+def apply_floor_ratio(modes: list[ModeResult], floor_clients: Mapping[str, str]) -> None:
+    """Set ``p50_vs_floor`` of every mode whose floor measurement (``floor_clients``: mode
+    name -> its floor client) is in ``modes`` with samples."""
+    floor_p50 = {(mode.mode, tuple(mode.parameter_tags().items())): mode.stats.p50_ms
+                 for mode in modes if floor_clients.get(mode.mode) == mode.client}
+    for mode in modes:
+        base = floor_p50.get((mode.mode, tuple(mode.parameter_tags().items())))
+        if base and mode.stats.p50_ms is not None:
+            mode.p50_vs_floor = mode.stats.p50_ms / base
+
+
+LOCAL_PROFILE = "local"
+"""The unimpaired profile: the round-trip model's reference."""
+SeriesKey = tuple[str, tuple[str, ...]]
+"""A series and its commands: what must match between a measurement and its reference."""
+
+
+def series_key(mode: ModeResult) -> SeriesKey:
+    return mode.series, tuple(mode.commands)
+
+
+def local_references(run: RunResult) -> dict[SeriesKey, tuple[str, float]]:
+    """The published p50s of a run at ``local``, by series: the references of the
+    round-trip model for the other profiles of its sweep. Empty for other profiles."""
+    if run.profile.name != LOCAL_PROFILE:
+        return {}
+    return {series_key(mode): (run.run_id, mode.stats.p50_ms)
+            for mode in run.modes if mode.published and mode.stats.p50_ms is not None}
+
+
+def apply_rtt_model(modes: list[ModeResult],
+                    references: dict[SeriesKey, tuple[str, float]]) -> None:
+    """Set ``rtt_model`` of every mode with samples, a verified RTT and a reference."""
+    for mode in modes:
+        reference = references.get(series_key(mode))
+        check = mode.rtt_check
+        added_rtt_ms = check.added_rtt_ms if check is not None else None
+        if added_rtt_ms is None:
+            added_rtt_ms = mode.verified_rtt_ms
+        if reference is None or added_rtt_ms is None or mode.stats.p50_ms is None:
+            continue
+        wire_p50 = mode.wire.p50 if mode.wire is not None and mode.wire.p50 else {}
+        counted = wire_p50.get("round_trips")
+        local_run_id, local_p50_ms = reference
+        mode.rtt_model = predict(
+            local_run_id, local_p50_ms,
+            counted if counted is not None else float(mode.expected_round_trips),
+            "wire" if counted is not None else "expected", added_rtt_ms,
+        )
 
 
 def write_results(result: RunResult, results_dir: Path) -> Path:

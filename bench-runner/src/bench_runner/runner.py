@@ -107,6 +107,7 @@ async def run_mode(
 ) -> ModeRun:
     """Measure one mode. Every failure (probe, session, warm-up or measured iteration) is
     recorded with its reason and makes the mode not ok; nothing is retried."""
+    mode_started_at = datetime.now(UTC)
     records: list[IterationRecord] = []
     error_messages: list[str] = []
     verified_rtt_ms = None
@@ -221,6 +222,8 @@ async def run_mode(
         if counted else None,
         wire=wire_counts(capture, wire_reason, succeeded) if rtt_check.passed else None,
         phases=summarize_phases([record.phases or {} for record in succeeded]),
+        started_at=mode_started_at,
+        finished_at=datetime.now(UTC),
     )
     return ModeRun(result=result, records=records)
 

@@ -1,9 +1,10 @@
-"""After a run whose InfluxDB was stopped mid-run, then started, then ``bench-runner
-replay``: every point of the run is in InfluxDB and the spool is empty.
+"""After a run whose InfluxDB was down, then started, then ``bench-runner replay``: every
+point the run reported is in InfluxDB and the spool is empty.
 
-Needs a running lab; ``make test-sink-spool`` (mk/runner.mk) does the stopping, starting
+Needs a running lab; ``make test-sink-spool`` (spool_outage.sh) does the stopping, starting
 and replaying on the host and then runs this file in the bench-runner container with
-``SPOOL_TEST_RUN_ID`` set. Without that variable it is skipped (plain unit-test runs).
+``SPOOL_TEST_RUN_ID`` and ``SPOOL_TEST_POINTS`` (the count the run reported) set. Without
+them it is skipped (plain unit-test runs).
 """
 
 import json
@@ -16,6 +17,7 @@ import pytest
 from bench_runner.settings import Settings
 
 RUN_ID = os.environ.get("SPOOL_TEST_RUN_ID")
+REPORTED_POINTS = int(os.environ.get("SPOOL_TEST_POINTS", "0"))
 pytestmark = pytest.mark.skipif(not RUN_ID, reason="needs SPOOL_TEST_RUN_ID: make test-sink-spool")
 
 
@@ -37,7 +39,10 @@ def test_every_point_of_the_run_arrived_and_the_spool_is_empty() -> None:
     iterations = sum(mode["stats"]["n"] + mode["stats"]["errors"] for mode in published)
 
     where = f"WHERE run_id = '{RUN_ID}'"
-    assert influx_count(settings, f"SELECT count(wall_ms) FROM iteration {where}") == iterations
-    assert influx_count(settings, f"SELECT count(n) FROM mode_summary {where}") == len(published)
+    stored_iterations = influx_count(settings, f"SELECT count(wall_ms) FROM iteration {where}")
+    stored_summaries = influx_count(settings, f"SELECT count(n) FROM mode_summary {where}")
+    stored_runs = influx_count(settings, f"SELECT count(title) FROM run {where}")
+    assert (stored_iterations, stored_summaries, stored_runs) == (iterations, len(published), 1)
+    assert stored_iterations + stored_summaries + stored_runs == REPORTED_POINTS
     leftovers = sorted(path.name for path in settings.spool_dir.glob(f"{RUN_ID}*"))
     assert leftovers == []

@@ -1,7 +1,9 @@
-"""InfluxDB 1.x sink: one `iteration` point per measured iteration, one `mode_summary`
-point per mode, written with the HTTP /write API (ms precision, basic auth)."""
+"""InfluxDB 1.x sink: one ``run`` point per run, one ``iteration`` point per measured
+iteration and one ``mode_summary`` point per mode, written with the HTTP /write API
+(nanosecond timestamps, basic auth). Every point of a run is distinct (line_protocol's
+``distinct_timestamps``), so InfluxDB stores as many points as the runner reports."""
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 import httpx
 
@@ -9,25 +11,43 @@ from bench_runner import phases
 from bench_runner.results import ModeResult, RunResult
 from bench_runner.runner import ModeRun
 from bench_runner.sinks.delivery import Delivery, SinkError
-from bench_runner.sinks.line_protocol import Point
+from bench_runner.sinks.line_protocol import (
+    FieldValue,
+    Point,
+    count_points,
+    distinct_timestamps,
+)
 from bench_runner.sinks.spool import INFLUX_SUFFIX, Spool
 from bench_runner.wire import model as wire_model
 
 WRITE_TIMEOUT_S = 15.0
+PRECISION = "ns"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def epoch_ms(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
+def epoch_ns(moment: datetime) -> int:
+    """Exact to the microsecond a datetime carries (a float of seconds is not)."""
+    return (moment - _EPOCH) // timedelta(microseconds=1) * 1000
+
+
+def run_tags(run: RunResult) -> dict[str, str]:
+    return {
+        "run_id": run.run_id,
+        "sweep": run.sweep or run.run_id,
+        "profile": run.profile.name,
+        "engine": run.profile.engine,
+    }
 
 
 def mode_tags(run: RunResult, mode: ModeResult) -> dict[str, str]:
+    """The series of a mode: one per (mode, client and version, parameters) in a run."""
     return {
-        "run_id": run.run_id,
-        "profile": run.profile.name,
-        "engine": run.profile.engine,
+        **run_tags(run),
         "mode": mode.mode,
         "transport": mode.transport,
         "client": mode.client,
+        "client_version": mode.client_version,
+        "series": mode.series,
         **mode.parameter_tags(),
     }
 
@@ -44,8 +64,76 @@ def resource_fields(mode: ModeResult) -> dict[str, float | int | None]:
     }
 
 
+def parameter_fields(mode: ModeResult) -> dict[str, int]:
+    """Numeric parameters also as fields (``parameter_reply_bytes``): tags are text, and
+    a chart needs the number for its axis."""
+    return {f"parameter_{key}": value for key, value in (mode.parameters or {}).items()
+            if isinstance(value, int)}
+
+
+def model_fields(mode: ModeResult) -> dict[str, float | None]:
+    model = mode.rtt_model
+    check = mode.rtt_check
+    return {
+        "added_rtt_ms": check.added_rtt_ms if check is not None else None,
+        "rtt_model_p50_ms": model.predicted_p50_ms if model is not None else None,
+        "rtt_model_local_p50_ms": model.local_p50_ms if model is not None else None,
+        "rtt_model_round_trips": model.round_trips if model is not None else None,
+    }
+
+
+def summary_fields(mode: ModeResult) -> dict[str, FieldValue | None]:
+    stats = mode.stats
+    return {
+        "n": stats.n,
+        "errors": stats.errors,
+        "min_ms": stats.min_ms,
+        "max_ms": stats.max_ms,
+        "mean_ms": stats.mean_ms,
+        "p50_ms": stats.p50_ms,
+        "p95_ms": stats.p95_ms,
+        "p99_ms": stats.p99_ms,
+        "stddev_ms": stats.stddev_ms,
+        "warmup_discarded": stats.warmup_discarded,
+        "speedup_vs_baseline": mode.speedup_vs_baseline,
+        "p50_vs_floor": mode.p50_vs_floor,
+        "configured_rtt_ms": mode.configured_rtt_ms,
+        "verified_rtt_ms": mode.verified_rtt_ms,
+        "min_round_trips": mode.min_round_trips,
+        "expected_round_trips": mode.expected_round_trips,
+        "commands_per_iteration": len(mode.commands),
+        "transfer_bytes": mode.transfer_bytes,
+        "throughput_mb_s": mode.throughput_mb_s,
+        **parameter_fields(mode),
+        **model_fields(mode),
+        **resource_fields(mode),
+        **wire_model.summary_fields(mode.wire),
+        **phases.summary_fields(mode.phases),
+    }
+
+
+def run_point(run: RunResult) -> Point:
+    """The run itself, at its start: what the dashboards annotate."""
+    errors = sum(mode.stats.errors for mode in run.modes)
+    title = (f"{run.run_id}: plan {run.plan or 'default'}, {len(run.modes)} modes, "
+             f"{errors} failed iterations, commit {run.lab.commit or 'unknown'}")
+    return Point(
+        measurement="run",
+        tags={**run_tags(run), "plan": run.plan or ""},
+        fields={
+            "title": title,
+            "modes": len(run.modes),
+            "errors": errors,
+            "ok": run.ok,
+            "commit": run.lab.commit,
+            "duration_s": (run.finished_at - run.started_at).total_seconds(),
+        },
+        timestamp_ns=epoch_ns(run.started_at),
+    )
+
+
 def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
-    points: list[Point] = []
+    points = [run_point(run)]
     for mode_run in mode_runs:
         mode = mode_run.result
         tags = mode_tags(run, mode)
@@ -61,36 +149,15 @@ def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
                     **wire_model.iteration_fields(record.wire),
                     **phases.iteration_fields(record.phases),
                 },
-                timestamp_ms=epoch_ms(record.started_at),
+                timestamp_ns=epoch_ns(record.started_at),
             ))
-        stats = mode.stats
         points.append(Point(
             measurement="mode_summary",
             tags=tags,
-            fields={
-                "n": stats.n,
-                "errors": stats.errors,
-                "min_ms": stats.min_ms,
-                "max_ms": stats.max_ms,
-                "mean_ms": stats.mean_ms,
-                "p50_ms": stats.p50_ms,
-                "p95_ms": stats.p95_ms,
-                "p99_ms": stats.p99_ms,
-                "stddev_ms": stats.stddev_ms,
-                "warmup_discarded": stats.warmup_discarded,
-                "speedup_vs_baseline": mode.speedup_vs_baseline,
-                "client_version": mode.client_version,
-                "configured_rtt_ms": mode.configured_rtt_ms,
-                "verified_rtt_ms": mode.verified_rtt_ms,
-                "transfer_bytes": mode.transfer_bytes,
-                "throughput_mb_s": mode.throughput_mb_s,
-                **resource_fields(mode),
-                **wire_model.summary_fields(mode.wire),
-                **phases.summary_fields(mode.phases),
-            },
-            timestamp_ms=epoch_ms(run.finished_at),
+            fields=summary_fields(mode),
+            timestamp_ns=epoch_ns(mode.finished_at or run.finished_at),
         ))
-    return points
+    return distinct_timestamps(points)
 
 
 class InfluxWriter:
@@ -103,11 +170,11 @@ class InfluxWriter:
     def target(self) -> str:
         return f"{self._url}?db={self._database}"
 
-    def write(self, lines: str) -> None:
+    def write(self, lines: str, precision: str = PRECISION) -> None:
         try:
             response = httpx.post(
                 self._url,
-                params={"db": self._database, "precision": "ms"},
+                params={"db": self._database, "precision": precision},
                 content=lines.encode("utf-8"),
                 auth=self._auth,
                 timeout=WRITE_TIMEOUT_S,
@@ -120,10 +187,11 @@ class InfluxWriter:
 
 def deliver_lines(writer: InfluxWriter, lines: str, spool: Spool, spool_name: str) -> Delivery:
     """Write, or spool the whole payload so a later replay can write it."""
-    count = lines.count("\n")
+    count = count_points(lines)
     try:
         writer.write(lines)
     except SinkError as exc:
         path = spool.save(spool_name + INFLUX_SUFFIX, lines)
-        return Delivery("influxdb", False, f"{writer.target}: {exc}", spooled_to=path)
+        return Delivery("influxdb", False, f"{count} points not written to {writer.target}: "
+                        f"{exc}", spooled_to=path)
     return Delivery("influxdb", True, f"{count} points to {writer.target}")

@@ -1,14 +1,19 @@
 """InfluxDB 1.x line protocol formatting (pure).
 
-Escaping per the InfluxDB 1.8 reference: commas and spaces in measurement names; commas,
+Escaping per the InfluxDB 1.x reference: commas and spaces in measurement names; commas,
 equals signs and spaces in tag keys, tag values and field keys; double quotes and
 backslashes inside string field values. Line protocol has no escape for a newline, so
-newlines (and carriage returns) in any text become spaces.
+newlines (and carriage returns) in any text become spaces. Timestamps are nanoseconds
+since the Unix epoch (the write's ``precision=ns``).
+
+A point is identified by its measurement, its tag set and its timestamp: a second point
+with the same identity silently replaces the first one's fields. ``distinct_timestamps``
+makes sure a batch never does that to itself.
 """
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 FieldValue = bool | int | float | str
 
@@ -19,7 +24,11 @@ class Point:
     tags: Mapping[str, str]
     fields: Mapping[str, FieldValue | None]
     """``None`` fields are left out (for example p95 of a mode without samples)."""
-    timestamp_ms: int
+    timestamp_ns: int
+
+    def series(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """Measurement and tag set (empty tags are not written, so they do not count)."""
+        return self.measurement, tuple(sorted((k, v) for k, v in self.tags.items() if v))
 
 
 def _single_line(text: str) -> str:
@@ -62,8 +71,43 @@ def format_point(point: Point) -> str:
     )
     if not fields:
         raise ValueError(f"point {point.measurement!r} has no fields")
-    return f"{head} {fields} {point.timestamp_ms}"
+    return f"{head} {fields} {point.timestamp_ns}"
+
+
+def distinct_timestamps(points: list[Point]) -> list[Point]:
+    """``points`` where a point that would share its series and timestamp with an earlier
+    one of the batch is moved forward by whole nanoseconds to the next free timestamp:
+    no point of the batch overwrites another, and no other point moves."""
+    taken: dict[tuple[str, tuple[tuple[str, str], ...]], set[int]] = {}
+    distinct: list[Point] = []
+    for point in points:
+        used = taken.setdefault(point.series(), set())
+        timestamp = point.timestamp_ns
+        while timestamp in used:
+            timestamp += 1
+        used.add(timestamp)
+        distinct.append(point if timestamp == point.timestamp_ns
+                        else replace(point, timestamp_ns=timestamp))
+    return distinct
 
 
 def format_points(points: list[Point]) -> str:
     return "".join(format_point(point) + "\n" for point in points)
+
+
+def count_points(lines: str) -> int:
+    return sum(1 for line in lines.splitlines() if line.strip())
+
+
+_MS_TIMESTAMPS_BELOW = 10**15
+"""Milliseconds reach 10**15 in the year 33658, nanoseconds passed it in 1970."""
+
+
+def timestamp_precision(lines: str) -> str:
+    """``ms`` or ``ns``: the unit of a payload's timestamps, from its first line (payloads
+    spooled before the runner wrote nanoseconds carry milliseconds)."""
+    first = next((line for line in lines.splitlines() if line.strip()), "")
+    timestamp = first.rsplit(" ", 1)[-1]
+    if not timestamp.lstrip("-").isdigit():
+        raise ValueError(f"no timestamp at the end of {first[:80]!r}")
+    return "ms" if abs(int(timestamp)) < _MS_TIMESTAMPS_BELOW else "ns"

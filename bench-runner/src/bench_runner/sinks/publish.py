@@ -24,9 +24,10 @@ def published_only(run: RunResult, mode_runs: list[ModeRun]) -> tuple[RunResult,
 
 
 def publish_run(settings: Settings, run: RunResult, mode_runs: list[ModeRun]) -> list[Delivery]:
-    run, mode_runs = published_only(run, mode_runs)
+    """InfluxDB gets the published modes; the Pushgateway every mode, so that a refused
+    one raises the alert on its ``rtt_verified`` 0."""
     spool = Spool(settings.spool_dir)
-    lines = format_points(influx.run_points(run, mode_runs))
+    lines = format_points(influx.run_points(*published_only(run, mode_runs)))
     return [
         influx.deliver_lines(influx_writer(settings), lines, spool, run.run_id),
         pushgateway.deliver_run(settings.pushgateway_url, run, spool, run.run_id),

@@ -15,7 +15,7 @@ from bench_runner.sinks.spool import PUSHGATEWAY_SUFFIX, Spool
 
 JOB = "transport_bench"
 PUSH_TIMEOUT_S = 15.0
-MODE_LABELS = ("run_id", "profile", "engine", "mode", "transport", "client")
+MODE_LABELS = ("run_id", "profile", "engine", "mode", "transport", "client", "client_version")
 RUN_LABELS = ("run_id", "profile", "engine")
 # Gauge suffix -> Stats field in ms; exported in seconds, the Prometheus base unit.
 DURATION_GAUGES = {
@@ -31,7 +31,9 @@ DURATION_GAUGES = {
 
 def run_registry(run: RunResult) -> CollectorRegistry:
     """The run's gauges. Modes with parameters (NETCONF framing and reply size) add them
-    as labels; modes without get them empty, which Prometheus treats as absent."""
+    as labels; modes without get them empty, which Prometheus treats as absent. A mode the
+    RTT gate refused has only its RTT gauges, with ``rtt_verified`` 0: its figures were
+    never measured, so none is published."""
     registry = CollectorRegistry()
     parameter_labels = sorted({key for mode in run.modes for key in mode.parameter_tags()})
     mode_labels = (*MODE_LABELS, *parameter_labels)
@@ -49,23 +51,30 @@ def run_registry(run: RunResult) -> CollectorRegistry:
                          registry=registry)
     configured_rtt = Gauge("transport_bench_mode_configured_rtt_seconds",
                            "RTT of the netem profile", mode_labels, registry=registry)
+    rtt_verified = Gauge("transport_bench_mode_rtt_verified",
+                         "1 when the verified RTT matched the profile and the mode was "
+                         "measured, 0 when the RTT gate refused it", mode_labels,
+                         registry=registry)
     finished = Gauge("transport_bench_run_finished_timestamp_seconds",
                      "end of the run, Unix time", RUN_LABELS, registry=registry)
 
     for mode in run.modes:
         tags = mode.parameter_tags()
         labels = (run.run_id, run.profile.name, run.profile.engine,
-                  mode.mode, mode.transport, mode.client,
+                  mode.mode, mode.transport, mode.client, mode.client_version,
                   *(tags.get(key, "") for key in parameter_labels))
+        rtt_verified.labels(*labels).set(1 if mode.published else 0)
+        configured_rtt.labels(*labels).set(mode.configured_rtt_ms / 1000.0)
+        if mode.verified_rtt_ms is not None:
+            verified_rtt.labels(*labels).set(mode.verified_rtt_ms / 1000.0)
+        if not mode.published:
+            continue
         for suffix, field in DURATION_GAUGES.items():
             value_ms = getattr(mode.stats, field)
             if value_ms is not None:  # no sample: leave the series out rather than fake a 0
                 durations[suffix].labels(*labels).set(value_ms / 1000.0)
         iterations.labels(*labels).set(mode.stats.n)
         errors.labels(*labels).set(mode.stats.errors)
-        if mode.verified_rtt_ms is not None:
-            verified_rtt.labels(*labels).set(mode.verified_rtt_ms / 1000.0)
-        configured_rtt.labels(*labels).set(mode.configured_rtt_ms / 1000.0)
     finished.labels(run.run_id, run.profile.name, run.profile.engine).set(
         run.finished_at.timestamp()
     )
@@ -114,4 +123,7 @@ def deliver_run(gateway_url: str, run: RunResult, spool: Spool, spool_name: str)
         }, indent=2)
         path = spool.save(spool_name + PUSHGATEWAY_SUFFIX, payload)
         return Delivery("pushgateway", False, f"{gateway_url}: {exc}", spooled_to=path)
-    return Delivery("pushgateway", True, f"{len(run.modes)} modes to {gateway_url}")
+    published = sum(1 for mode in run.modes if mode.published)
+    return Delivery("pushgateway", True, f"{published} modes to {gateway_url}"
+                    + (f" ({len(run.modes) - published} refused by the RTT gate: "
+                       "rtt_verified 0 only)" if published < len(run.modes) else ""))
