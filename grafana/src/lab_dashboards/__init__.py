@@ -1,0 +1,1 @@
+"""Transport Lab's Grafana dashboards, as code (Grafana Foundation SDK)."""

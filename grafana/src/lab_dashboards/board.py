@@ -1,0 +1,69 @@
+"""What every Transport Lab dashboard shares: tags and links to the others, UTC, the runs
+as annotations, and the JSON details Grafana 12.2 provisioning needs."""
+
+import json
+from typing import Any
+
+from grafana_foundation_sdk.builders.dashboard import Dashboard, DashboardLink
+from grafana_foundation_sdk.cog.encoder import JSONEncoder
+
+from lab_dashboards.datasources import INFLUXDB
+from lab_dashboards.influxql import matches, quoted
+from lab_dashboards.schema import RUN
+
+TAG = "transport-lab"
+GRAFANA_VERSION = "12.2.1"
+"""The Grafana the lab runs (compose.yaml's GRAFANA_IMAGE). Panels carry it as their plugin
+version: Grafana migrates the options of a panel saved by an older version, and would
+rewrite the XY chart's current options as if they were old ones."""
+SCHEMA_VERSION = 41
+"""The dashboard schema Grafana 12.2 writes; Grafana migrates older ones when it loads
+them, never newer ones back."""
+
+
+def dashboard(uid: str, title: str, description: str, *, time_from: str = "now-7d"
+              ) -> Dashboard:
+    return (
+        Dashboard(title)
+        .uid(uid)
+        .description(description)
+        .tags([TAG])
+        .timezone("utc")
+        .time(time_from, "now")
+        .refresh("")
+        .readonly()
+        .link(DashboardLink("Transport Lab").type("dashboards").tags([TAG])
+              .as_dropdown(True).include_vars(True).keep_time(True))
+    )
+
+
+def runs_annotation(profile_variable: str | None) -> dict[str, Any]:
+    """Each run of the time range (and profile) marked where it started, titled with its
+    run id, plan, modes, failed iterations and commit."""
+    where = ["$timeFilter"]
+    if profile_variable is not None:
+        where.append(matches("profile", profile_variable))
+    return {
+        "name": "Runs",
+        "datasource": INFLUXDB.to_json(),
+        "enable": True,
+        "iconColor": "#8AB8FF",
+        "query": f'SELECT "title" FROM {quoted(RUN)} WHERE {" AND ".join(where)}',
+        "textColumn": "title",
+    }
+
+
+def render(built: Dashboard, *, profile_variable: str | None = "profile") -> dict[str, Any]:
+    """The dashboard as provisioning JSON: panel ids in order, the plugin and schema
+    versions above, the runs annotation."""
+    document: dict[str, Any] = json.loads(json.dumps(built.build(), cls=JSONEncoder))
+    document["schemaVersion"] = SCHEMA_VERSION
+    document["annotations"] = {"list": [runs_annotation(profile_variable)]}
+    next_id = 1
+    for panel in document["panels"]:
+        for item in [panel, *panel.get("panels", [])]:
+            item["id"] = next_id
+            next_id += 1
+            if item["type"] != "row":
+                item["pluginVersion"] = GRAFANA_VERSION
+    return document

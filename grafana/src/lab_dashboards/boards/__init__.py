@@ -1,0 +1,24 @@
+"""Every dashboard, by the file name it is provisioned from."""
+
+from collections.abc import Callable
+from typing import Any
+
+from lab_dashboards.boards import (
+    client_libraries,
+    latency_sweep,
+    netconf,
+    nightly_trends,
+    resources,
+    transport_comparison,
+    tunnels,
+)
+
+BOARDS: dict[str, Callable[[], dict[str, Any]]] = {
+    "transport-comparison.json": transport_comparison.build,
+    "latency-sweep.json": latency_sweep.build,
+    "client-libraries.json": client_libraries.build,
+    "netconf.json": netconf.build,
+    "tunnels.json": tunnels.build,
+    "resources.json": resources.build,
+    "nightly-trends.json": nightly_trends.build,
+}

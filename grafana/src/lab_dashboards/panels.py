@@ -1,0 +1,195 @@
+"""Panel shapes the dashboards repeat. Every InfluxDB panel that compares series groups by
+the ``series`` tag (mode, client and version, parameters), so one bar, row or line is
+always one measured series and its label says which."""
+
+from collections.abc import Mapping
+
+from grafana_foundation_sdk.builders import barchart, bargauge, table, timeseries, xychart
+from grafana_foundation_sdk.builders.xychart import XychartFieldConfigPointSize
+from grafana_foundation_sdk.builders.common import ReduceDataOptions, VizLegendOptions
+from grafana_foundation_sdk.builders.prometheus import Dataquery as PrometheusQuery
+from grafana_foundation_sdk.models.common import (
+    BarGaugeDisplayMode,
+    LegendDisplayMode,
+    LegendPlacement,
+    StackingMode,
+    VisibilityMode,
+    VizOrientation,
+)
+from grafana_foundation_sdk.models.dashboard import (
+    DataTransformerConfig,
+    DynamicConfigValue,
+)
+from grafana_foundation_sdk.models.xychart import SeriesMapping, XYShowMode
+
+from lab_dashboards.datasources import INFLUXDB, PROMETHEUS
+from lab_dashboards.influxql import Column, InfluxQuery, Select
+from lab_dashboards.schema import MODE_SUMMARY, SERIES_TAG
+
+FULL, HALF, THIRD = 24, 12, 8
+
+
+def transformation(kind: str, options: Mapping[str, object]) -> DataTransformerConfig:
+    return DataTransformerConfig(id_val=kind, options=dict(options))
+
+
+def columns_in_order(first: tuple[str, ...], columns: tuple[Column, ...]) -> DataTransformerConfig:
+    """Drop the time column and fix the order: the InfluxDB backend emits tag columns in
+    no stable order."""
+    names = [*first, *(column.name for column in columns)]
+    return transformation("organize", {
+        "excludeByName": {"Time": True},
+        "indexByName": {name: index for index, name in enumerate(names)},
+        "renameByName": {},
+    })
+
+
+def sorted_by(field: str) -> DataTransformerConfig:
+    return transformation("sortBy", {"fields": {}, "sort": [{"field": field, "desc": False}]})
+
+
+def legend(*, show: bool = True) -> VizLegendOptions:
+    return (VizLegendOptions().show_legend(show).display_mode(LegendDisplayMode.LIST)
+            .placement(LegendPlacement.BOTTOM).calcs([]))
+
+
+def series_bars(title: str, description: str, columns: tuple[Column, ...],
+                where: tuple[str, ...], unit: str, *, stacked: bool = False,
+                height: int = 10, width: int = HALF) -> barchart.Panel:
+    """Horizontal bars, one group per series of the run, one bar per column."""
+    select = Select(columns, MODE_SUMMARY, where, (SERIES_TAG,))
+    return (
+        barchart.Panel()
+        .title(title)
+        .description(description)
+        .datasource(INFLUXDB)
+        .with_target(InfluxQuery(INFLUXDB, select))
+        .with_transformation(columns_in_order((SERIES_TAG,), columns))
+        .with_transformation(sorted_by(SERIES_TAG))
+        .x_field(SERIES_TAG)
+        .orientation(VizOrientation.HORIZONTAL)
+        .stacking(StackingMode.NORMAL if stacked else StackingMode.NONE)
+        .x_tick_label_max_length(70)
+        .unit(unit)
+        .legend(legend(show=len(columns) > 1))
+        .height(height)
+        .span(width)
+    )
+
+
+def series_table(title: str, description: str, columns: tuple[Column, ...],
+                 where: tuple[str, ...], units: Mapping[str, str], *,
+                 group_by: tuple[str, ...] = (SERIES_TAG,), measurement: str = MODE_SUMMARY,
+                 height: int = 10, width: int = FULL) -> table.Panel:
+    """One row per series (and whatever else ``group_by`` names), a column per figure."""
+    select = Select(columns, measurement, where, group_by)
+    panel = (
+        table.Panel()
+        .title(title)
+        .description(description)
+        .datasource(INFLUXDB)
+        .with_target(InfluxQuery(INFLUXDB, select))
+        .with_transformation(columns_in_order(group_by, columns))
+        .with_transformation(sorted_by(group_by[0]))
+        .unit("none")
+        .height(height)
+        .span(width)
+    )
+    for name, unit in units.items():
+        panel.override_by_name(name, [DynamicConfigValue(id_val="unit", value=unit)])
+    return panel
+
+
+def xy_points(title: str, description: str, select: Select, *, x_unit: str, y_unit: str,
+              partition_by: tuple[str, ...] = (), lines: tuple[str, ...] = (),
+              log_x: bool = False, height: int = 10, width: int = HALF) -> xychart.Panel:
+    """A scatter of the select's first column (x) against the others (y). Without
+    ``partition_by`` the query is one frame (one series); with it, the single table frame
+    is split into one frame per value of those columns, each its own series. Columns in
+    ``lines`` are drawn as lines (a model), the others as points (measurements)."""
+    x_name = select.columns[0].name
+    panel = (
+        xychart.Panel()
+        .title(title)
+        .description(description)
+        .datasource(INFLUXDB)
+        .with_target(InfluxQuery(INFLUXDB, select))
+        .with_transformation(sorted_by(x_name))
+        .mapping(SeriesMapping.AUTO)
+        .show(XYShowMode.POINTS_AND_LINES if partition_by else XYShowMode.POINTS)
+        .point_size(XychartFieldConfigPointSize().fixed(6))
+        .unit(y_unit)
+        .legend(legend())
+        .height(height)
+        .span(width)
+        .override_by_name(x_name, [DynamicConfigValue(id_val="unit", value=x_unit)])
+    )
+    if partition_by:
+        panel.with_transformation(transformation(
+            "partitionByValues", {"fields": list(partition_by), "keepFields": False}))
+    if log_x:
+        panel.override_by_name(x_name, [DynamicConfigValue(
+            id_val="custom.scaleDistribution", value={"type": "log", "log": 2})])
+    for name in lines:
+        panel.override_by_regexp(f"^{name}.*", [
+            DynamicConfigValue(id_val="custom.show", value=XYShowMode.LINES.value)])
+    return panel
+
+
+def influx_timeseries(title: str, description: str, select: Select, unit: str, *,
+                      alias: str = "$tag_series", height: int = 10,
+                      width: int = FULL) -> timeseries.Panel:
+    """Points over time, one line per series (the alias names it)."""
+    return (
+        timeseries.Panel()
+        .title(title)
+        .description(description)
+        .datasource(INFLUXDB)
+        .with_target(InfluxQuery(INFLUXDB, select, "time_series", alias=alias))
+        .unit(unit)
+        .show_points(VisibilityMode.ALWAYS)
+        .point_size(6)
+        .span_nulls(True)
+        .legend(legend())
+        .height(height)
+        .span(width)
+    )
+
+
+def prometheus_timeseries(title: str, description: str, expressions: Mapping[str, str],
+                          unit: str, *, height: int = 9, width: int = HALF
+                          ) -> timeseries.Panel:
+    """``expressions``: PromQL -> legend format."""
+    panel = (
+        timeseries.Panel()
+        .title(title)
+        .description(description)
+        .datasource(PROMETHEUS)
+        .unit(unit)
+        .legend(legend())
+        .height(height)
+        .span(width)
+    )
+    for index, (expression, legend_format) in enumerate(expressions.items()):
+        panel.with_target(PrometheusQuery().ref_id(chr(ord("A") + index)).datasource(PROMETHEUS)
+                          .expr(expression).legend_format(legend_format).range())
+    return panel
+
+
+def prometheus_bars(title: str, description: str, expression: str, legend_format: str,
+                    unit: str, *, height: int = 10, width: int = HALF) -> bargauge.Panel:
+    """The latest value of every series of an instant query, one bar each."""
+    return (
+        bargauge.Panel()
+        .title(title)
+        .description(description)
+        .datasource(PROMETHEUS)
+        .with_target(PrometheusQuery().ref_id("A").datasource(PROMETHEUS).expr(expression)
+                     .legend_format(legend_format).instant())
+        .display_mode(BarGaugeDisplayMode.BASIC)
+        .orientation(VizOrientation.HORIZONTAL)
+        .reduce_options(ReduceDataOptions().values(False).calcs(["lastNotNull"]).limit(200))
+        .unit(unit)
+        .height(height)
+        .span(width)
+    )

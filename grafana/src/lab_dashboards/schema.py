@@ -1,0 +1,36 @@
+"""What the runner writes to InfluxDB, as the dashboards read it (bench-runner/SCHEMA.md).
+
+Phase and wire field names come from the runner itself, so a phase or counter it adds
+appears in the regenerated dashboards (and in the diff the tests fail on).
+"""
+
+from bench_runner.phases import PHASES
+from bench_runner.wire.model import FIELDS as WIRE_FIELDS
+
+RUN = "run"
+"""One point per run: tags run_id, sweep, profile, engine, plan; the annotations."""
+MODE_SUMMARY = "mode_summary"
+"""One point per measured series of a run."""
+ITERATION = "iteration"
+"""One point per measured iteration."""
+
+SERIES_TAG = "series"
+"""``mode · client version · parameters``: one series, named for legends."""
+
+NETCONF_MODES = ("netconf/fresh-session", "netconf/reuse-session", "netconf/batch-rpc")
+"""NETCONF modes whose RPCs are ``<get>`` of a requested reply size."""
+PIPELINED_AND_SEQUENTIAL = ("netconf/batch-rpc", "netconf/reuse-session")
+BULK_MODES = ("tunnel/bulk", "https/bulk")
+"""The same payload through an SSH tunnel and directly over HTTPS."""
+
+__all__ = [
+    "BULK_MODES",
+    "ITERATION",
+    "MODE_SUMMARY",
+    "NETCONF_MODES",
+    "PHASES",
+    "PIPELINED_AND_SEQUENTIAL",
+    "RUN",
+    "SERIES_TAG",
+    "WIRE_FIELDS",
+]

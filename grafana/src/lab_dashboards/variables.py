@@ -1,0 +1,117 @@
+"""Template variables: each lists the values of one InfluxDB tag, narrowed by the ones
+chosen before it (profile, then run, then transport, then client, then parameters)."""
+
+from grafana_foundation_sdk.builders.dashboard import QueryVariable
+from grafana_foundation_sdk.models.dashboard import (
+    VariableOption,
+    VariableRefresh,
+    VariableSort,
+)
+
+from lab_dashboards.datasources import INFLUXDB
+from lab_dashboards.influxql import matches, quoted
+from lab_dashboards.schema import MODE_SUMMARY
+
+ALL = "$__all"
+ALL_VALUE = ".*"
+"""Put in raw by Grafana: every value, and points that lack the tag (modes without that
+parameter) as well."""
+
+
+def _tag_values(tag: str, where: tuple[str, ...], measurement: str) -> str:
+    query = f"SHOW TAG VALUES FROM {quoted(measurement)} WITH KEY = {quoted(tag)}"
+    if where:
+        query += " WHERE " + " AND ".join(where)
+    return query
+
+
+def choice(name: str, label: str, tag: str, where: tuple[str, ...] = (), *,
+           description: str, newest_first: bool = False, default: str | None = None,
+           measurement: str = MODE_SUMMARY) -> QueryVariable:
+    """One value at a time (a profile, a run)."""
+    variable = (
+        QueryVariable(name)
+        .label(label)
+        .description(description)
+        .datasource(INFLUXDB)
+        .query(_tag_values(tag, where, measurement))
+        .refresh(VariableRefresh.ON_TIME_RANGE_CHANGED)
+        .sort(VariableSort.ALPHABETICAL_DESC if newest_first else VariableSort.ALPHABETICAL_ASC)
+        .multi(False)
+        .include_all(False)
+        .allow_custom_value(False)
+    )
+    if default is not None:
+        variable.current(VariableOption(selected=True, text=default, value=default))
+    return variable
+
+
+def narrowing(name: str, label: str, tag: str, where: tuple[str, ...] = (), *,
+              description: str, measurement: str = MODE_SUMMARY) -> QueryVariable:
+    """Any number of values, all by default."""
+    return (
+        QueryVariable(name)
+        .label(label)
+        .description(description)
+        .datasource(INFLUXDB)
+        .query(_tag_values(tag, where, measurement))
+        .refresh(VariableRefresh.ON_TIME_RANGE_CHANGED)
+        .sort(VariableSort.NATURAL_ASC)
+        .multi(True)
+        .include_all(True)
+        .all_value(ALL_VALUE)
+        .allow_custom_value(False)
+        .current(VariableOption(selected=True, text=["All"], value=[ALL]))
+    )
+
+
+def repeated(name: str, label: str, tag: str, where: tuple[str, ...], *,
+             description: str) -> QueryVariable:
+    """Any number of values, all by default, each its own panel: no custom All value, so
+    a repeated panel gets one real value."""
+    return (
+        QueryVariable(name)
+        .label(label)
+        .description(description)
+        .datasource(INFLUXDB)
+        .query(_tag_values(tag, where, MODE_SUMMARY))
+        .refresh(VariableRefresh.ON_TIME_RANGE_CHANGED)
+        .sort(VariableSort.NATURAL_ASC)
+        .multi(True)
+        .include_all(True)
+        .allow_custom_value(False)
+        .current(VariableOption(selected=True, text=["All"], value=[ALL]))
+    )
+
+
+def profile(default: str = "regional") -> QueryVariable:
+    return choice("profile", "Profile", "profile", default=default,
+                  description="netem latency profile the runs were measured under")
+
+
+def run(where: tuple[str, ...] = (matches("profile", "profile"),)) -> QueryVariable:
+    return choice("run_id", "Run", "run_id", where, newest_first=True,
+                  description="bench-runner run (one profile of one `bench-runner run`); "
+                              "generated run ids sort newest first")
+
+
+RUN_SCOPE: tuple[str, ...] = (matches("profile", "profile"), matches("run_id", "run_id"))
+"""Points of the selected run."""
+
+
+def transport(where: tuple[str, ...] = RUN_SCOPE) -> QueryVariable:
+    return narrowing("transport", "Transport", "transport", where,
+                     description="ssh, https, netconf or tunnel")
+
+
+def client(where: tuple[str, ...] = (*RUN_SCOPE, matches("transport", "transport"))
+           ) -> QueryVariable:
+    return narrowing("client", "Client library", "client", where,
+                     description="the library that did the mode; floor clients: asyncssh, "
+                                 "httpx, python-ssl")
+
+
+def mode(where: tuple[str, ...] = (*RUN_SCOPE, matches("transport", "transport"))
+         ) -> QueryVariable:
+    return narrowing("mode", "Mode", "mode", where,
+                     description="what one iteration does (bench-runner modes)")
