@@ -23,7 +23,7 @@ export LAB_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo u
 # Per-component targets (device benches, fuzzing, ...) live beside this file in mk/.
 -include mk/*.mk
 
-.PHONY: help env build up down bench logs ps clean test test-go test-netem test-netem-tc test-runner test-prometheus test-e2e
+.PHONY: help env build up down bench logs ps clean test test-compose test-go test-netem test-netem-tc test-runner test-prometheus test-e2e
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -70,7 +70,13 @@ clean: ## Stop the lab and delete its volumes (InfluxDB, Prometheus, Grafana, de
 	$(COMPOSE) --profile tools down -v --remove-orphans
 	$(TEST_COMPOSE) --profile tools down -v --remove-orphans
 
-test: test-go fuzz-short test-device test-netem test-netem-tc check-netem-restart test-prometheus test-runner test-e2e test-sink-spool ## Run every test: unit, integration and end-to-end on the real lab
+test: test-compose test-go fuzz-short test-device test-netem test-netem-tc check-netem-restart test-prometheus test-dashboards test-runner test-e2e test-sink-spool ## Run every test: unit, integration and end-to-end on the real lab
+
+test-compose: .env ## Compose files: valid for every profile; ports on 127.0.0.1 only, none in the test overlay
+	$(COMPOSE) --profile tools config -q
+	$(COMPOSE) --profile tools config --format json | python3 tests/compose/published_ports.py --loopback
+	$(TEST_COMPOSE) --profile tools config -q
+	$(TEST_COMPOSE) --profile tools config --format json | python3 tests/compose/published_ports.py --none
 
 test-go: ## Go tests of the device emulator (in the Go image)
 	docker run --rm -v "$(CURDIR):/src:ro" -w /src/emulator -e GOFLAGS=-buildvcs=false \

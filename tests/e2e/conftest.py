@@ -26,6 +26,21 @@ PROMETHEUS_URL = os.environ["PROMETHEUS_URL"]
 ITERATIONS = 20
 WARMUP = 2
 
+# Every mode with its floor client, NETCONF in both framings at the smallest and the largest
+# reply, in one sweep over local and regional: the sweep-shaped run (parameter variants,
+# several profiles, the round-trip model) the dashboards must show apart.
+FLOOR_MODES = {
+    "ssh/fresh-conn", "ssh/reuse-conn", "ssh/batch-exec", "ssh/pty-fresh", "ssh/pty-reuse",
+    "https/fresh-conn", "https/keep-alive", "https/batch-post", "https/multi-cmd",
+    "https/tls-resume", "https/restconf-get", "https/bulk",
+    "netconf/fresh-session", "netconf/reuse-session", "netconf/batch-rpc", "netconf/edit-commit",
+    "tunnel/bulk", "tunnel/request",
+}
+FLOOR_CLIENTS = {"asyncssh", "httpx", "python-ssl"}
+FRAMINGS = ("1.0", "1.1")
+REPLY_BYTES = (1024, 1_048_576)
+EVERY_MODE_ITERATIONS = 3
+
 
 @dataclass(frozen=True)
 class BenchRun:
@@ -39,20 +54,45 @@ class BenchRun:
         return next(m for m in self.results["modes"] if m["mode"] == name)
 
 
+def _run(run_id: str, *options: str) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(["bench-runner", "run", "--run-id", run_id, *options],
+                          capture_output=True, text=True, timeout=1200, check=False)
+    print(proc.stdout[-4000:], proc.stderr[-4000:], sep="\n")
+    return proc
+
+
+def _load(run_id: str, proc: subprocess.CompletedProcess[str]) -> BenchRun:
+    results_file = RESULTS_DIR / run_id / "results.json"
+    assert results_file.exists(), f"no results file for {run_id}: {proc.stderr[-2000:]}"
+    results = json.loads(results_file.read_text())
+    return BenchRun(results["profile"]["name"], run_id, proc.returncode,
+                    proc.stdout + proc.stderr, results)
+
+
+def _stamp() -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+
+
 def bench(profile: str, *options: str, name: str = "e2e", iterations: int = ITERATIONS,
           warmup: int = WARMUP) -> BenchRun:
     """One `bench-runner run` at `profile` (default plan unless `options` say otherwise)."""
-    run_id = f"{name}-{profile}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
-    proc = subprocess.run(
-        ["bench-runner", "run", "--profile", profile, "--run-id", run_id,
-         "--iterations", str(iterations), "--warmup", str(warmup), *options],
-        capture_output=True, text=True, timeout=1200, check=False,
-    )
-    print(proc.stdout[-4000:], proc.stderr[-4000:], sep="\n")
-    results_file = RESULTS_DIR / run_id / "results.json"
-    assert results_file.exists(), f"no results file for {run_id}: {proc.stderr[-2000:]}"
-    return BenchRun(profile, run_id, proc.returncode, proc.stdout + proc.stderr,
-                    json.loads(results_file.read_text()))
+    run_id = f"{name}-{profile}-{_stamp()}"
+    proc = _run(run_id, "--profile", profile, "--iterations", str(iterations),
+                "--warmup", str(warmup), *options)
+    return _load(run_id, proc)
+
+
+def sweep(profiles: tuple[str, ...], *options: str, name: str) -> dict[str, BenchRun]:
+    """One `bench-runner run` over several profiles: a sweep, its runs `<sweep>-<profile>`."""
+    sweep_id = f"{name}-{_stamp()}"
+    proc = _run(sweep_id, "--profile", ",".join(profiles), *options)
+    return {profile: _load(f"{sweep_id}-{profile}", proc) for profile in profiles}
+
+
+def plan(name: str) -> BenchRun:
+    """One `bench-runner run --plan <name>` of a single-profile plan."""
+    run_id = f"e2e-{name}-{_stamp()}"
+    return _load(run_id, _run(run_id, "--plan", name))
 
 
 @pytest.fixture(scope="session")
@@ -64,6 +104,21 @@ def local_run() -> BenchRun:
 def regional_run(local_run: BenchRun) -> BenchRun:
     # Depends on local_run so the two never overlap and local's p50 is known for the bounds.
     return bench("regional")
+
+
+@pytest.fixture(scope="session")
+def smoke_run(regional_run: BenchRun) -> BenchRun:
+    """Every mode with every library at local (the smoke plan)."""
+    return plan("smoke")
+
+
+@pytest.fixture(scope="session")
+def every_mode_sweep(smoke_run: BenchRun) -> dict[str, BenchRun]:
+    return sweep(("local", "regional"), "--modes", ",".join(sorted(FLOOR_MODES)),
+                 "--netconf-framing", ",".join(FRAMINGS),
+                 "--netconf-reply-bytes", ",".join(map(str, REPLY_BYTES)),
+                 "--iterations", str(EVERY_MODE_ITERATIONS), "--warmup", "1",
+                 name="e2e-every-mode")
 
 
 def influx_query(q: str) -> list[dict[str, Any]]:

@@ -133,3 +133,10 @@ def test_regional_latency_obeys_physics(local_run: BenchRun, regional_run: Bench
         ceiling = 3 * (mode["expected_round_trips"] * REGIONAL_RTT_MS + local_p50)
         assert mode["min_round_trips"] >= 1
         assert floor <= p50 < ceiling, (mode["mode"], floor, p50, ceiling)
+
+
+def test_prometheus_scrapes_every_lab_target() -> None:
+    """The targets the LabTargetDown alert watches are all scraped and up."""
+    up = {d["metric"]["job"]: d["value"][1]
+          for d in prom_wait('up{job=~"device|netem|pushgateway|influxdb"}', 4)}
+    assert up == {"device": "1", "netem": "1", "pushgateway": "1", "influxdb": "1"}

@@ -6,43 +6,26 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import BenchRun, bench
+from conftest import (
+    EVERY_MODE_ITERATIONS,
+    FLOOR_CLIENTS,
+    FLOOR_MODES,
+    FRAMINGS,
+    REPLY_BYTES,
+    BenchRun,
+)
 
-FLOOR_MODES = {
-    "ssh/fresh-conn", "ssh/reuse-conn", "ssh/batch-exec", "ssh/pty-fresh", "ssh/pty-reuse",
-    "https/fresh-conn", "https/keep-alive", "https/batch-post", "https/multi-cmd", "https/tls-resume",
-    "https/restconf-get",
-    "netconf/fresh-session", "netconf/reuse-session", "netconf/batch-rpc", "netconf/edit-commit",
-    "tunnel/bulk", "tunnel/request",
-}
-FLOOR_CLIENTS = {"asyncssh", "httpx", "python-ssl"}
-FRAMINGS = ("1.0", "1.1")
-REPLY_BYTES = (1024, 1_048_576)
-ITERATIONS = 3
 REGIONAL_RTT_MS = 30.0
 
 
-def _every_mode(profile: str) -> BenchRun:
-    return bench(profile, "--modes", ",".join(sorted(FLOOR_MODES)),
-                 "--netconf-framing", ",".join(FRAMINGS),
-                 "--netconf-reply-bytes", ",".join(map(str, REPLY_BYTES)),
-                 name="e2e-every-mode", iterations=ITERATIONS, warmup=1)
-
-
-@pytest.fixture(scope="module")
-def every_mode_local() -> BenchRun:
-    return _every_mode("local")
-
-
-@pytest.fixture(scope="module")
-def every_mode_regional(every_mode_local: BenchRun) -> BenchRun:
-    return _every_mode("regional")
-
-
 @pytest.fixture(params=["local", "regional"])
-def every_mode(request: pytest.FixtureRequest) -> BenchRun:
-    run: BenchRun = request.getfixturevalue(f"every_mode_{request.param}")
-    return run
+def every_mode(request: pytest.FixtureRequest, every_mode_sweep: dict[str, BenchRun]) -> BenchRun:
+    return every_mode_sweep[request.param]
+
+
+@pytest.fixture
+def every_mode_regional(every_mode_sweep: dict[str, BenchRun]) -> BenchRun:
+    return every_mode_sweep["regional"]
 
 
 def test_every_mode_runs_with_its_floor_client(every_mode: BenchRun) -> None:
@@ -53,7 +36,8 @@ def test_every_mode_runs_with_its_floor_client(every_mode: BenchRun) -> None:
         label = f"{mode['mode']} {mode['parameters']}"
         assert mode["client"] in FLOOR_CLIENTS, label
         assert mode["ok"] and mode["published"], (label, mode["error_messages"])
-        assert mode["stats"]["n"] == ITERATIONS and mode["stats"]["errors"] == 0, label
+        assert mode["stats"]["n"] == EVERY_MODE_ITERATIONS, label
+        assert mode["stats"]["errors"] == 0, label
 
 
 def test_netconf_runs_in_both_framings_at_every_reply_size(every_mode: BenchRun) -> None:
@@ -89,3 +73,20 @@ def test_regional_obeys_physics(every_mode_regional: BenchRun) -> None:
         assert abs(mode["verified_rtt_ms"] - REGIONAL_RTT_MS) <= 3, mode["mode"]
         floor = mode["min_round_trips"] * REGIONAL_RTT_MS
         assert mode["stats"]["min_ms"] >= floor, (mode["mode"], mode["parameters"], mode["stats"]["min_ms"], floor)
+
+
+def test_the_sweep_models_regional_from_its_local_run(every_mode_sweep: dict[str, BenchRun]) -> None:
+    """One `bench-runner run` over two profiles is one sweep: regional's round-trip model
+    starts from the same series' p50 at local."""
+    local, regional = every_mode_sweep["local"], every_mode_sweep["regional"]
+    assert local.results["sweep"] == regional.results["sweep"]
+    local_p50 = {m["series"]: m["stats"]["p50_ms"] for m in local.results["modes"]}
+    for mode in regional.results["modes"]:
+        model = mode["rtt_model"]
+        assert model is not None, mode["series"]
+        assert model["local_run_id"] == local.run_id
+        assert model["local_p50_ms"] == local_p50[mode["series"]]
+        assert model["round_trips_source"] == "wire"
+        assert model["round_trips"] >= mode["min_round_trips"], mode["series"]
+        assert model["predicted_p50_ms"] == pytest.approx(
+            model["local_p50_ms"] + model["round_trips"] * model["added_rtt_ms"])

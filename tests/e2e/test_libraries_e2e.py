@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import time
 from typing import Any
 
-from conftest import RESULTS_DIR
+from conftest import BenchRun
 
 LIBRARIES = {"asyncssh", "httpx", "python-ssl", "paramiko", "openssh", "netmiko", "scrapli",
              "requests", "ncclient", "scrapli-netconf"}
@@ -17,13 +14,9 @@ PHASED_FLOOR_TRANSPORTS = ("ssh/", "https/", "netconf/")
 UNPHASED_MODES = {"https/multi-cmd"}
 
 
-def test_smoke_plan_runs_every_library() -> None:
-    run_id = f"e2e-smoke-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
-    proc = subprocess.run(["bench-runner", "run", "--plan", "smoke", "--run-id", run_id],
-                          capture_output=True, text=True, timeout=1200)
-    print(proc.stdout[-4000:], proc.stderr[-4000:], sep="\n")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    results = json.loads((RESULTS_DIR / run_id / "results.json").read_text())
+def test_smoke_plan_runs_every_library(smoke_run: BenchRun) -> None:
+    assert smoke_run.exit_code == 0, smoke_run.output[-3000:]
+    results = smoke_run.results
     assert results["profile"]["name"] == "local"
     assert LIBRARIES <= {m["client"] for m in results["modes"]}
     for mode in results["modes"]:
