@@ -67,7 +67,19 @@ def test_unpublished_local_modes_are_no_reference(
     assert local_references(_at(refused, "local", "l")) == {}
 
 
-def test_noise_below_zero_at_local_adds_nothing(
+def test_at_local_the_model_is_the_reference_whatever_the_probe_measured(
+    sample_run: tuple[RunResult, list[ModeRun]],
+) -> None:
+    run, _ = sample_run
+    local = _at(run, "local", "l")
+    mode = _verified(local.modes[0], 0.17).model_copy(update={"configured_rtt_ms": 0.0})
+    apply_rtt_model([mode], local_references(local))
+    assert mode.rtt_model is not None
+    assert mode.rtt_model.added_rtt_ms == 0.0
+    assert mode.rtt_model.predicted_p50_ms == mode.stats.p50_ms
+
+
+def test_noise_below_zero_adds_nothing(
     sample_run: tuple[RunResult, list[ModeRun]],
 ) -> None:
     run, _ = sample_run

@@ -202,13 +202,17 @@ def local_references(run: RunResult) -> dict[SeriesKey, tuple[str, float]]:
 
 def apply_rtt_model(modes: list[ModeResult],
                     references: dict[SeriesKey, tuple[str, float]]) -> None:
-    """Set ``rtt_model`` of every mode with samples, a verified RTT and a reference."""
+    """Set ``rtt_model`` of every mode with samples, a verified RTT and a reference. Where
+    the profile adds no delay (``local``), the added RTT is 0: what the probe measures there
+    is noise, and the model is the reference itself."""
     for mode in modes:
         reference = references.get(series_key(mode))
         check = mode.rtt_check
         added_rtt_ms = check.added_rtt_ms if check is not None else None
         if added_rtt_ms is None:
             added_rtt_ms = mode.verified_rtt_ms
+        if mode.configured_rtt_ms == 0 and added_rtt_ms is not None:
+            added_rtt_ms = 0.0
         if reference is None or added_rtt_ms is None or mode.stats.p50_ms is None:
             continue
         wire_p50 = mode.wire.p50 if mode.wire is not None and mode.wire.p50 else {}
