@@ -64,6 +64,7 @@ def main() -> int:
              choice.name, choice.reason, ",".join(map(str, settings.ports)), settings.interface, settings.control_port)
 
     controller = Controller(make_engine(choice, runner, settings), choice, link, state)
+    log.info("netem instance %s (GET /profile reports it; a restart shows a new one)", controller.instance)
     server: uvicorn.Server | None = None
     watchdog_failed = False
 

@@ -1,7 +1,9 @@
-"""Prometheus text exposition of the active profile, the engine and the delayer counters."""
+"""Prometheus text exposition of the active profile, its generation, the run lock, the engine and the delayer
+counters."""
 from __future__ import annotations
 
 from .controller import Controller
+from .lease import RunLock
 
 DELAYER_COUNTERS = {
     "received": "netem_delayer_received_packets_total",
@@ -23,7 +25,7 @@ def _labels(**labels: str) -> str:
     return "{" + ",".join(f'{key}="{_escape(value)}"' for key, value in labels.items()) + "}"
 
 
-def render(controller: Controller) -> str:
+def render(controller: Controller, run_lock: RunLock) -> str:
     lines: list[str] = []
 
     def gauge(name: str, help_text: str, samples: list[tuple[str, float]], kind: str = "gauge") -> None:
@@ -35,6 +37,12 @@ def render(controller: Controller) -> str:
     gauge("netem_engine_info", "Impairment engine in use, the one NETEM_ENGINE requested, and why.",
           [(_labels(engine=engine, requested=controller.choice.requested, reason=controller.choice.reason), 1)])
     gauge("netem_ready", "1 once the initial profile is applied.", [("", 1 if controller.ready else 0)])
+    # Not `instance`: Prometheus sets that label to the scrape target.
+    gauge("netem_instance_info", "Random id of this netem process; a new one means netem restarted.",
+          [(_labels(netem_instance=controller.instance), 1)])
+    gauge("netem_profile_generation", "Changes of what is in effect (apply, clear, repair, failure) since start.",
+          [("", controller.history.generation)])
+    gauge("netem_lock_held", "1 while a run holds the lab's run lock.", [("", 1 if run_lock.holder() else 0)])
     gauge("netem_watchdog_repairs_total", "Times the watchdog found rules missing and re-applied them.",
           [("", controller.repairs)], kind="counter")
     if profile is not None:

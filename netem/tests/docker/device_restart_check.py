@@ -3,11 +3,14 @@
 Starts a device-like container (TCP server on port 22), the netem image as its sidecar exactly as the
 lab runs it (--network container:<device>, NET_ADMIN, --restart unless-stopped, a state file in its
 own filesystem) and a client container, then:
-  1. applies `continental` (70 ms) over the API, as a benchmark would, and checks the RTT;
+  1. takes the run lock and applies `continental` (70 ms) with its token, as a benchmark would (a change
+     without the token must be refused), and checks the RTT;
   2. restarts the device container (new network namespace);
   3. requires the sidecar to exit non-zero with a CRITICAL log line, be restarted by Docker into the
      device's new namespace, re-apply `continental` (not its initial NETEM_PROFILE=regional) and the
-     RTT to be 70 ms again. Prints how long the port was reachable without impairment.
+     RTT to be 70 ms again; and requires a runner to be able to tell: a new instance, whose history starts
+     with `started` and then the re-applied profile, and no run lock (the old token's renew is 404).
+     Prints how long the port was reachable without impairment.
 Only its own containers and network (198.19.250.0/24) are touched; everything is removed at the end.
 usage: python3 netem/tests/docker/device_restart_check.py [--image transport-lab/netem:dev]
 """
@@ -29,9 +32,13 @@ TOLERANCE_MS = 3.0
 TIMEOUT_S = 60
 
 HTTP = """
-import sys, urllib.request
-r = urllib.request.Request(sys.argv[2], method=sys.argv[1])
-with urllib.request.urlopen(r, timeout=5) as resp: print(resp.read().decode())
+import sys, urllib.error, urllib.request
+method, url, body, token = sys.argv[1:5]
+headers = {"Content-Type": "application/json", **({"X-Netem-Lock": token} if token else {})}
+r = urllib.request.Request(url, data=body.encode() or None, method=method, headers=headers)
+try:
+    with urllib.request.urlopen(r, timeout=5) as resp: print(resp.status); print(resp.read().decode())
+except urllib.error.HTTPError as e: print(e.code); print(e.read().decode())
 """
 
 
@@ -42,9 +49,18 @@ def docker(*args: str, check: bool = True) -> str:
     return result.stdout.strip()
 
 
-def api(method: str, path: str) -> dict:
-    out = docker("exec", CLIENT, "python3", "-c", HTTP, method, f"http://{DEVICE_IP}:8181{path}")
-    return json.loads(out)
+def call(method: str, path: str, body: dict | None = None, token: str = "") -> tuple[int, dict]:
+    out = docker("exec", CLIENT, "python3", "-c", HTTP, method, f"http://{DEVICE_IP}:8181{path}",
+                 json.dumps(body) if body is not None else "", token)
+    status, _, text = out.partition("\n")
+    return int(status), json.loads(text)
+
+
+def api(method: str, path: str, body: dict | None = None, token: str = "") -> dict:
+    status, reply = call(method, path, body, token)
+    if status != 200:
+        raise RuntimeError(f"{method} {path}: HTTP {status}: {reply}")
+    return reply
 
 
 def connect_rtt_ms(count: int = 10) -> float:
@@ -91,8 +107,11 @@ def run(image: str) -> dict:
            "--cap-add", "SYS_NICE", "--restart", "unless-stopped", "-e", "NETEM_ENGINE=nfq",
            "-e", f"NETEM_PROFILE={INITIAL[0]}", "-e", "NETEM_PORTS=22", "-e", "NETEM_WATCHDOG_INTERVAL_S=1", image)
     wait_for("netem healthy", lambda: api("GET", "/healthz")["ok"])
-    print(f"sidecar up with {INITIAL[0]}; applying {APPLIED[0]}")
-    api("PUT", f"/profile/{APPLIED[0]}")
+    first = api("GET", "/profile")["instance"]
+    lease = api("POST", "/lock", {"owner": "device_restart_check", "ttl_s": 600})
+    print(f"sidecar up with {INITIAL[0]} (instance {first}); run lock taken; applying {APPLIED[0]}")
+    assert call("PUT", f"/profile/{APPLIED[0]}")[0] == 423, "a change without the lock's token was accepted"
+    api("PUT", f"/profile/{APPLIED[0]}", token=lease["token"])
     before = check_rtt(APPLIED[1])
     device_pid = inspect(DEVICE, "{{.State.Pid}}")
 
@@ -106,6 +125,13 @@ def run(image: str) -> dict:
     profile = api("GET", "/profile")
     assert profile["profile"]["name"] == APPLIED[0], f"re-applied {profile['profile']['name']}, not {APPLIED[0]}"
     assert "NFQUEUE" in profile["readback"]["iptables"]
+    # What a runner checks: samples taken across a restart are void, and its lease is gone.
+    assert profile["instance"] != first, f"instance {first} unchanged after the restart"
+    events = [(e["event"], e["profile"]) for e in api("GET", "/profile/history")["events"]]
+    assert events[:2] == [("started", None), ("applied", APPLIED[0])], events
+    assert api("GET", "/lock")["holder"] is None
+    assert call("PUT", f"/lock/{lease['token']}")[0] == 404, "the run lock survived the restart"
+    print(f"  instance {first} -> {profile['instance']}, history {events}, run lock gone")
     after = check_rtt(APPLIED[1])
 
     logs = subprocess.run(["docker", "logs", NETEM], capture_output=True, text=True).stderr
@@ -117,6 +143,7 @@ def run(image: str) -> dict:
         print("  log:", line[:220])
     result = {"profile": APPLIED[0], "rtt_before_ms": round(before, 2), "rtt_after_ms": round(after, 2),
               "netem_restart_count": int(inspect(NETEM, "{{.RestartCount}}")),
+              "instances": [first, profile["instance"]],
               "seconds_from_device_restart_to_reapplied": round(recovered_s, 1)}
     print("PASS", json.dumps(result))
     return result

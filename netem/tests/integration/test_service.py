@@ -127,7 +127,9 @@ def test_lost_interface_exits_loudly_and_restart_reapplies_the_current_profile(b
     must exit non-zero (the restart policy restarts it) and come back with the profile the lab had."""
     first = start_service(bed, tmp_path, profile="regional")
     try:
-        assert http(bed, "PUT", "/profile/continental")[0] == 200
+        status, body = http(bed, "PUT", "/profile/continental")
+        assert status == 200
+        first_instance = json.loads(body)["instance"]
         bed.unlink()
         assert first.wait(10) != 0
     finally:
@@ -140,6 +142,9 @@ def test_lost_interface_exits_loudly_and_restart_reapplies_the_current_profile(b
     try:
         status, body = http(bed, "GET", "/profile")
         assert status == 200 and json.loads(body)["profile"]["name"] == "continental"
+        assert json.loads(body)["instance"] != first_instance  # how a client knows its samples are void
+        events = json.loads(http(bed, "GET", "/profile/history")[1])["events"]
+        assert [(e["event"], e["profile"]) for e in events[:2]] == [("started", None), ("applied", "continental")]
         assert 70 <= statistics.median(bed.probe("connect", BENCH_PORT, 10)) <= 73
     finally:
         stop_service(second)

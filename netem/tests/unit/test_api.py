@@ -1,6 +1,8 @@
 """The HTTP API against an in-memory engine (the real engines are covered by the integration tests)."""
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -29,6 +31,19 @@ class RecordingEngine(Engine):
 
     def readback(self) -> dict[str, str]:
         return {"tc": "", "iptables": "-A NETEM_LAB_IN ..."}
+
+
+class FakeClock:
+    """Injected wall clock: tests move time on instead of sleeping."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 22, 13, 35, tzinfo=timezone.utc)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
 
 
 @pytest.fixture
