@@ -70,7 +70,7 @@ clean: ## Stop the lab and delete its volumes (InfluxDB, Prometheus, Grafana, de
 	$(COMPOSE) --profile tools down -v --remove-orphans
 	$(TEST_COMPOSE) --profile tools down -v --remove-orphans
 
-test: test-compose test-go fuzz-short test-device test-netem test-netem-tc check-netem-restart test-prometheus test-dashboards test-runner test-e2e test-sink-spool ## Run every test: unit, integration and end-to-end on the real lab
+test: test-compose test-go fuzz-short test-device test-netem test-netem-tc check-netem-restart test-prometheus test-dashboards test-runner test-e2e test-sink-spool test-faults ## Run every test: unit, integration and end-to-end on the real lab
 
 test-compose: .env ## Compose files: valid for every profile; ports on 127.0.0.1 only, none in the test overlay
 	$(COMPOSE) --profile tools config -q

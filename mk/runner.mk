@@ -1,7 +1,7 @@
 # bench-runner targets (included by the root Makefile).
 BENCH_PLAN ?= nightly
 
-.PHONY: bench-matrix bench-smoke test-sink-spool
+.PHONY: bench-matrix bench-smoke test-sink-spool test-faults
 
 bench-matrix: .env ## Run a plan (BENCH_PLAN=nightly: every mode x client x profile), then `bench-runner report`
 	run_id=matrix-$$(date -u +%Y%m%dT%H%M%SZ); status=0; \
@@ -20,3 +20,12 @@ SPOOL_SUBNET ?= 198.18.102.0/24
 test-sink-spool: .env ## Stop InfluxDB, run, start it, replay: every reported point is stored
 	LAB_TEST_SUBNET=$(SPOOL_SUBNET) SPOOL_COMPOSE="$(SPOOL_COMPOSE)" \
 	  bench-runner/tests/integration/spool_outage.sh
+
+# A fault never produces a number: an isolated lab (own project) where the device restarts
+# mid-mode and a second run meets a busy lab (bench-runner/tests/integration/faults.sh).
+FAULTS_COMPOSE ?= $(COMPOSE) -p transport-lab-faults -f compose.yaml -f compose.test.yaml
+FAULTS_SUBNET ?= 198.18.103.0/24
+
+test-faults: .env ## Restart the device mid-mode and start a second run on a busy lab: no number from either
+	LAB_TEST_SUBNET=$(FAULTS_SUBNET) FAULTS_COMPOSE="$(FAULTS_COMPOSE)" \
+	  bench-runner/tests/integration/faults.sh

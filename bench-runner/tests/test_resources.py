@@ -5,7 +5,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from bench_runner.resources import ResourceMonitor, parse_device_metrics
+from bench_runner.resources import ResourceMonitor, counter_increase, parse_device_metrics
 
 EXPOSITION = """# HELP device_container_cpu_seconds_total CPU time of the container.
 # TYPE device_container_cpu_seconds_total counter
@@ -92,3 +92,48 @@ def test_monitor_without_device_metrics_still_measures_the_runner() -> None:
     assert usage.device_error is not None
     assert "ConnectError" in usage.device_error
     assert usage.runner_rss_peak_bytes > 0
+
+
+@pytest.mark.parametrize(("previous", "current", "expected"), [
+    (10.0, 12.5, (2.5, False)),
+    (10.0, 10.0, (0.0, False)),
+    (812.3, 0.4, (0.4, True)),  # the device restarted: its counter started from zero
+])
+def test_counter_increase_treats_a_decrease_as_a_reset(
+        previous: float, current: float, expected: tuple[float, bool]) -> None:
+    assert counter_increase(previous, current) == expected
+
+
+def test_a_device_restart_never_gives_negative_cpu() -> None:
+    """The counter reads 800 s, the device restarts, then 0.5 s and 1.5 s: 1.5 s of CPU
+    over the mode, one reset, never -798.5 s."""
+    served = iter([800.0, 0.5, 1.5])
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = EXPOSITION.format(cpu=next(served, 1.5), memory=1000).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    async def scenario() -> ResourceMonitor:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        async with ResourceMonitor(url, interval_s=0.05) as monitor:
+            await asyncio.sleep(0.08)
+        return monitor
+
+    try:
+        usage = asyncio.run(scenario()).usage
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert usage is not None
+    assert usage.device_cpu_s == pytest.approx(1.5)
+    assert usage.device_counter_resets == 1

@@ -27,13 +27,22 @@ class ScriptedSession:
 
 
 def run(session: ScriptedSession, timeout_s: float = 5.0) -> tuple[float, str | None]:
-    return asyncio.run(run_iteration(session, COMMANDS, timeout_s))
+    timing, error = asyncio.run(run_iteration(session, COMMANDS, timeout_s))
+    return timing.wall_ms, error
 
 
 def test_successful_iteration_is_timed() -> None:
     wall_ms, error = run(ScriptedSession(["version text", "clock text"], delay_s=0.02))
     assert error is None
     assert 15.0 <= wall_ms < 1000.0
+
+
+def test_the_kernel_clock_span_matches_the_wall_time() -> None:
+    """The span stamps the captured packets are compared with is the measured one."""
+    timing, _ = asyncio.run(run_iteration(ScriptedSession(["a", "b"], delay_s=0.02),
+                                          COMMANDS, 5.0))
+    span_ms = (timing.ended_ns - timing.started_ns) / 1e6
+    assert abs(span_ms - timing.wall_ms) < 5.0
 
 
 def test_invalid_output_names_the_command() -> None:

@@ -10,10 +10,10 @@ import pytest
 
 from bench_runner.roundtrips import SocketTrace, TracingConnector, count_round_trips
 from bench_runner.wire import capture as capture_module
-from bench_runner.wire.capture import PACE_S, WireCapture, open_capture
-from bench_runner.wire.model import WireIteration
+from bench_runner.wire.capture import PACE_S, Segment, WireCapture, open_capture
 
 REQUESTS = 3
+LOOPBACK_RTT_NS = 50_000
 
 
 class _PingClient(asyncio.Protocol):
@@ -45,16 +45,16 @@ async def _exchange(port: int, trace: SocketTrace) -> None:
     transport.close()
 
 
-def _run(capture: WireCapture, port: int, pause_s: float = 0.0) -> tuple[WireIteration | None, int]:
-    """The wire count and the socket-trace count of one connection's exchange; with
+def _run(capture: WireCapture, port: int, pause_s: float = 0.0) -> tuple[Segment | None, int]:
+    """The captured segment and the socket-trace count of one connection's exchange; with
     ``pause_s``, the capture thread drains the ring before the closing mark."""
     trace = SocketTrace()
     capture.mark()
     asyncio.run(_exchange(port, trace))
     time.sleep(pause_s)
-    segment = capture.mark()
-    counts = capture.finish()
-    return (counts[segment] if counts is not None else None), count_round_trips(trace.events)
+    index = capture.mark()
+    segments = capture.finish()
+    return (segments[index] if segments is not None else None), count_round_trips(trace.events)
 
 
 @pytest.fixture
@@ -81,12 +81,13 @@ def test_wire_count_equals_the_socket_trace(server_port: int, pause_s: float,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     if pause_s:  # any unparsed frame is a backlog: the thread parses across the boundary
         monkeypatch.setattr(capture_module, "DRAIN_BACKLOG", 1)
-    capture, reason = open_capture("127.0.0.1", (server_port,))
+    capture, reason = open_capture("127.0.0.1", (server_port,), LOOPBACK_RTT_NS)
     if capture is None:
         pytest.skip(f"no packet capture here: {reason}")
     try:
-        counted, traced = _run(capture, server_port, pause_s)
-        assert counted is not None, capture.error
+        segment, traced = _run(capture, server_port, pause_s)
+        assert segment is not None, capture.error
+        counted = segment.counts()
         assert counted.round_trips == traced == REQUESTS + 1
         assert counted.connects == 1
         assert (counted.bytes_out, counted.bytes_in) == (4 * REQUESTS, 4 * REQUESTS)
@@ -94,23 +95,24 @@ def test_wire_count_equals_the_socket_trace(server_port: int, pause_s: float,
         assert counted.packets_in >= REQUESTS + 1
         assert counted.segments_out is None or counted.segments_out >= counted.packets_out
         idle = capture.mark()
-        counts = capture.finish()
-        assert counts is not None
-        assert len(counts) == 3
-        assert counts[idle].packets == 0  # a new count starts at every mark()
+        segments = capture.finish()
+        assert segments is not None
+        assert len(segments) == 3
+        assert segments[idle].counts().packets == 0  # a new count starts at every mark()
         assert capture.drops == 0
     finally:
         capture.close()
 
 
 def test_other_ports_are_not_counted(server_port: int) -> None:
-    capture, reason = open_capture("127.0.0.1", (server_port + 1 if server_port < 65535 else 1,))
+    capture, reason = open_capture("127.0.0.1", (server_port + 1 if server_port < 65535 else 1,),
+                                   LOOPBACK_RTT_NS)
     if capture is None:
         pytest.skip(f"no packet capture here: {reason}")
     try:
-        counted, _ = _run(capture, server_port)
-        assert counted is not None
-        assert counted.packets == 0
+        segment, _ = _run(capture, server_port)
+        assert segment is not None
+        assert segment.counts().packets == 0
     finally:
         capture.close()
 
@@ -132,7 +134,31 @@ def test_missing_capability_is_a_reason_not_a_zero(monkeypatch: pytest.MonkeyPat
             return socket.socket(family, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(capture_module, "socket", _NoRawSockets)
-    capture, reason = open_capture("127.0.0.1", (22,))
+    capture, reason = open_capture("127.0.0.1", (22,), LOOPBACK_RTT_NS)
     assert capture is None
     assert reason is not None
     assert "CAP_NET_RAW" in reason
+
+
+def test_the_kernel_stamps_fall_in_the_iteration_and_the_parts_fill_it(server_port: int) -> None:
+    """Packet timestamps and the runner's clock agree: every event of an exchange lies
+    between the iteration's start and end, so the parts add up to its span."""
+    capture, reason = open_capture("127.0.0.1", (server_port,), LOOPBACK_RTT_NS)
+    if capture is None:
+        pytest.skip(f"no packet capture here: {reason}")
+    try:
+        capture.mark()
+        started_ns, started = time.time_ns(), time.perf_counter()
+        asyncio.run(_exchange(server_port, SocketTrace()))
+        wall_ms = (time.perf_counter() - started) * 1000
+        ended_ns = time.time_ns()
+        index = capture.mark()
+        segments = capture.finish()
+        assert segments is not None, capture.error
+        split = segments[index].timeline.split(started_ns, ended_ns, wall_ms)
+        assert abs(split.unaccounted_ms) < 0.2
+        assert split.network_ms > 0
+        assert split.client_ms > 0
+        assert split.stalls == 0
+    finally:
+        capture.close()

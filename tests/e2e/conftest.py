@@ -113,7 +113,14 @@ def smoke_run(regional_run: BenchRun) -> BenchRun:
 
 
 @pytest.fixture(scope="session")
-def every_mode_sweep(smoke_run: BenchRun) -> dict[str, BenchRun]:
+def smoke_regional_run(smoke_run: BenchRun) -> BenchRun:
+    """Every mode with every library at regional."""
+    run_id = f"e2e-smoke-regional-{_stamp()}"
+    return _load(run_id, _run(run_id, "--plan", "smoke", "--profile", "regional"))
+
+
+@pytest.fixture(scope="session")
+def every_mode_sweep(smoke_regional_run: BenchRun) -> dict[str, BenchRun]:
     return sweep(("local", "regional"), "--modes", ",".join(sorted(FLOOR_MODES)),
                  "--netconf-framing", ",".join(FRAMINGS),
                  "--netconf-reply-bytes", ",".join(map(str, REPLY_BYTES)),

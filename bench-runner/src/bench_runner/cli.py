@@ -3,6 +3,8 @@
 import asyncio
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -26,8 +28,10 @@ from bench_runner.console import (
     report_table,
     runs_table,
     summary_table,
+    time_split_table,
 )
 from bench_runner.lab_info import device_version, runner_info
+from bench_runner.lab_lock import LabLock, run_owner
 from bench_runner.modes import (
     ALL_MODES,
     MODES_BY_NAME,
@@ -38,9 +42,10 @@ from bench_runner.modes import (
     sweep_bulk_sizes,
     sweep_netconf,
 )
-from bench_runner.netem import NetemClient, NetemError, NetemState
+from bench_runner.netem import LabBusyError, NetemClient, NetemError, NetemState
 from bench_runner.outputs import write_outputs
 from bench_runner.plan import Plan, PlanError, load_plan
+from bench_runner.profile_guard import ProfileGuard
 from bench_runner.report import load_runs
 from bench_runner.results import (
     LabInfo,
@@ -65,6 +70,7 @@ from bench_runner.targets import load_inventory
 EXIT_MODE_FAILED = 1
 EXIT_USAGE = 2
 EXIT_LAB_UNREACHABLE = 3
+EXIT_LAB_BUSY = 4
 
 app = typer.Typer(
     help="Measure management transports against the Transport Lab device.",
@@ -125,19 +131,23 @@ def _profile_without_netem() -> ProfileInfo:
     )
 
 
-def _apply_profile(settings: Settings, netem: NetemControl, profile: str) -> ProfileInfo:
+def _apply_profile(settings: Settings, netem: NetemControl, profile: str,
+                   lock: LabLock | None) -> tuple[ProfileInfo, NetemState | None]:
     if netem is NetemControl.NONE:
         if profile != "local":
             raise _fail("--netem none measures without impairment; use --profile local",
                         EXIT_USAGE)
-        return _profile_without_netem()
+        return _profile_without_netem(), None
     if not settings.netem_url:
         raise _fail("NETEM_URL is empty; set it, or pass --netem none to run without netem",
                     EXIT_USAGE)
     client = NetemClient(settings.netem_url)
     try:
         with console.status(f"applying netem profile {profile!r}"):
-            return _profile_from_netem(client.apply(profile))
+            state = client.apply(profile, lock.lease if lock is not None else None)
+            return _profile_from_netem(state), state
+    except LabBusyError as exc:
+        raise _fail(f"the lab is not this run's: {exc}", EXIT_LAB_BUSY) from exc
     except (NetemError, httpx.HTTPError) as exc:
         raise _fail(f"netem at {settings.netem_url}: {exc}", EXIT_LAB_UNREACHABLE) from exc
     finally:
@@ -169,7 +179,7 @@ class Job:
 
 async def _measure(
     modes: list[Mode], target: Target, plan: RunPlan, configured_rtt_ms: float,
-    bulk_iterations: int | None,
+    bulk_iterations: int | None, guard: ProfileGuard | None,
 ) -> list[ModeRun]:
     def mode_plan(mode: Mode) -> RunPlan:
         if mode.transfer_bytes() is not None and bulk_iterations is not None:
@@ -181,7 +191,7 @@ async def _measure(
     with progress.progress:
         return [
             await run_mode(mode, target, mode_plan(mode), configured_rtt_ms,
-                           progress.callback(mode))
+                           progress.callback(mode), guard)
             for mode in modes
         ]
 
@@ -223,15 +233,17 @@ def _reference_port(job: Job) -> int | None:
 
 
 def _run_job(settings: Settings, job: Job, netem: NetemControl, selection: Selection,
-             plan: Plan, no_sinks: bool,
-             references: dict[SeriesKey, tuple[str, float]]) -> RunResult:
+             plan: Plan, no_sinks: bool, references: dict[SeriesKey, tuple[str, float]],
+             lock: LabLock | None) -> RunResult:
     """Measure one job, write its files, feed the sinks. ``references`` are the sweep's
-    p50s at ``local`` so far, for the round-trip model."""
+    p50s at ``local`` so far, for the round-trip model; ``lock`` the lab's run lock this
+    run holds."""
     started_at = datetime.now(UTC)
+    netem_state = None
     if job.profile is None:
         profile_info = _unmanaged_profile(job.target_info.name or job.target.host)
     else:
-        profile_info = _apply_profile(settings, netem, job.profile)
+        profile_info, netem_state = _apply_profile(settings, netem, job.profile, lock)
     if job.metrics_url:
         device = device_version(job.metrics_url)
     else:
@@ -242,8 +254,17 @@ def _run_job(settings: Settings, job: Job, netem: NetemControl, selection: Selec
     run_plan = RunPlan(tuple(plan.commands), plan.iterations, plan.warmup, plan.timeout_s,
                        rtt_gate=job.profile is not None, device_metrics_url=job.metrics_url,
                        reference_port=_reference_port(job))
-    mode_runs = asyncio.run(_measure(selection.modes, job.target, run_plan,
-                                     profile_info.rtt_ms, plan.tunnel_bulk_iterations))
+    guard_client = NetemClient(settings.netem_url) if netem_state is not None else None
+    guard = (ProfileGuard(guard_client, profile_info.name, netem_state.instance,
+                          netem_state.generation)
+             if guard_client is not None and netem_state is not None else None)
+    try:
+        mode_runs = asyncio.run(_measure(selection.modes, job.target, run_plan,
+                                         profile_info.rtt_ms, plan.tunnel_bulk_iterations,
+                                         guard))
+    finally:
+        if guard_client is not None:
+            guard_client.close()
     results = [mode_run.result for mode_run in mode_runs]
     baseline = apply_baseline(results, plan.baseline)
     apply_floor_ratio(results, {name: mode.client for name, mode in MODES_BY_NAME.items()})
@@ -269,6 +290,8 @@ def _run_job(settings: Settings, job: Job, netem: NetemControl, selection: Selec
     path = write_results(result, settings.results_dir)
     write_outputs(result, mode_runs, settings.results_dir, sys.argv)
     console.print(summary_table(result))
+    if any(mode.time_split is not None for mode in result.modes):
+        console.print(time_split_table(result))
     print_not_applicable(result)
     print_failures(result)
     console.print(f"results: {path.parent}/ (results.json, modes.csv, iterations.csv, "
@@ -276,6 +299,28 @@ def _run_job(settings: Settings, job: Job, netem: NetemControl, selection: Selec
     if not no_sinks:
         print_deliveries(publish_run(settings, result, mode_runs))
     return result
+
+
+@contextmanager
+def _lab_lock(settings: Settings, netem: NetemControl, targets: Path | None, run_id: str,
+              wait_s: float) -> Iterator[LabLock | None]:
+    """The lab's run lock, for runs that set its profile (not --netem none, not --targets)."""
+    if netem is NetemControl.NONE or targets is not None or not settings.netem_url:
+        yield None
+        return
+    lock = LabLock(lambda: NetemClient(settings.netem_url), run_owner(run_id), wait_s=wait_s,
+                   on_wait=lambda holder: err_console.print(f"waiting for the lab: {holder}"))
+    try:
+        lock.__enter__()
+    except LabBusyError as exc:
+        raise _fail(f"the lab is busy, one run at a time: {exc} (wait with --wait-for-lab "
+                    "SECONDS)", EXIT_LAB_BUSY) from exc
+    except (NetemError, httpx.HTTPError) as exc:
+        raise _fail(f"netem at {settings.netem_url}: {exc}", EXIT_LAB_UNREACHABLE) from exc
+    try:
+        yield lock
+    finally:
+        lock.__exit__(None, None, None)
 
 
 def _merge_plan(plan: Plan, profile: str | None, modes: str | None, clients: str | None,
@@ -356,6 +401,9 @@ def run(
     netconf_reply_bytes: Annotated[str | None, typer.Option(
         help="NETCONF modes: size of each <get> reply in bytes (default 1024); "
              "comma-separated to measure each")] = None,
+    wait_for_lab: Annotated[float, typer.Option(
+        min=0.0, help="seconds to wait for another run to free the lab (one run at a time); "
+                      "default: refuse at once")] = 0.0,
     tunnel_bulk_sizes: Annotated[str | None, typer.Option(
         help="tunnel/bulk and https/bulk downloads, comma-separated: 10M (default), "
              "100M, 1G")] = None,
@@ -390,10 +438,16 @@ def run(
         print_deliveries(replay_spool(settings))
     references: dict[SeriesKey, tuple[str, float]] = {}
     all_ok = True
-    for job in jobs:
-        result = _run_job(settings, job, netem, selection, merged, no_sinks, references)
-        references.update(local_references(result))
-        all_ok = all_ok and result.ok
+    with _lab_lock(settings, netem, targets, jobs[0].sweep, wait_for_lab) as lock:
+        for job in jobs:
+            result = _run_job(settings, job, netem, selection, merged, no_sinks, references,
+                              lock)
+            references.update(local_references(result))
+            all_ok = all_ok and result.ok
+        if lock is not None and lock.lost is not None:
+            err_console.print(f"[red]error:[/red] the lab's run lock was lost while this run "
+                              f"measured: {lock.lost}")
+            all_ok = False
     if not all_ok:
         raise typer.Exit(EXIT_MODE_FAILED)
 

@@ -65,7 +65,8 @@ def summary_table(run: RunResult) -> Table:
     baseline = f"  speedup vs {run.baseline.mode}@{run.baseline.client}" if run.baseline else ""
     table = Table(title=f"run {run.run_id}  profile {run.profile.name} ({run.profile.engine})"
                         f"{baseline}")
-    for header in ("mode", "client", "ok", "n", "err", "p50 ms", "p95 ms", "p99 ms", "sd ms",
+    for header in ("mode", "client", "ok", "n", "err", "excl", "p50 ms", "p95 ms", "p99 ms",
+                   "sd ms",
                    "RTT ms", "p50/RTT", "min RT", "exp RT", "wire RT", "speedup", "cpu s",
                    "dev cpu s"):
         table.add_column(header, justify="left" if header in ("mode", "client") else "right")
@@ -77,12 +78,32 @@ def summary_table(run: RunResult) -> Table:
         resources = mode.resources
         table.add_row(
             " ".join([mode.mode, *(f"{k}={v}" for k, v in mode.parameter_tags().items())]),
-            mode.client, _status(mode), str(stats.n), str(stats.errors),
+            mode.client, _status(mode), str(stats.n), str(stats.errors), str(stats.excluded),
             _ms(stats.p50_ms), _ms(stats.p95_ms), _ms(stats.p99_ms), _ms(stats.stddev_ms),
             _ms(rtt), ratio, str(mode.min_round_trips), str(mode.expected_round_trips),
             _wire_round_trips(mode), speedup,
             _seconds(resources.runner_cpu_s if resources else None),
             _seconds(resources.device_cpu_s if resources else None),
+        )
+    return table
+
+
+def time_split_table(run: RunResult) -> Table:
+    """Where each mode's iteration goes, from its packets: the p50 of each part."""
+    table = Table(title="where an iteration goes (p50 ms, from the packets)")
+    for header in ("mode", "client", "p50 ms", "network", "device", "client ms", "TCP stalls",
+                   "stalls/it"):
+        table.add_column(header, justify="left" if header in ("mode", "client") else "right")
+    for mode in run.modes:
+        split = mode.time_split
+        if split is None:
+            continue
+        iterations = len(split.per_iteration)
+        table.add_row(
+            " ".join([mode.mode, *(f"{k}={v}" for k, v in mode.parameter_tags().items())]),
+            mode.client, _ms(mode.stats.p50_ms),
+            *(_ms(split.p50_ms[part]) for part in ("network", "device", "client", "stall")),
+            f"{split.stalls / iterations:.1f}",
         )
     return table
 

@@ -1,12 +1,14 @@
 """Client of the netem control API (contract: port 8181, JSON)."""
 
 import time
+from datetime import datetime
 from typing import Any
 
 import httpx
 from pydantic import BaseModel, ConfigDict
 
 APPLY_TIMEOUT_S = 30.0
+LOCK_HEADER = "X-Netem-Lock"
 POLL_INTERVAL_S = 0.5
 REQUEST_TIMEOUT_S = 15.0
 
@@ -34,10 +36,51 @@ class NetemState(BaseModel):
     profile: NetemProfile
     applied_at: str | None = None
     readback: dict[str, Any] | None = None
+    instance: str | None = None
+    """The netem process (a restarted sidecar has a new one)."""
+    generation: int | None = None
+    """Counts every apply, clear, repair and failure of this instance."""
+
+
+class HistoryEvent(BaseModel):
+    """One entry of GET /profile/history."""
+
+    generation: int
+    event: str
+    """``started``, ``applied``, ``cleared``, ``repaired`` or ``failed``."""
+    profile: str | None
+    at: datetime
+    since: datetime | None = None
+    """For a watchdog's repair or failure: when the rules were last seen in place."""
+
+
+class History(BaseModel):
+    instance: str
+    events: list[HistoryEvent]
+
+    def latest(self) -> HistoryEvent:
+        return self.events[-1]
+
+
+class Lease(BaseModel):
+    """The lab's run lock, as POST /lock granted it."""
+
+    token: str
+    owner: str
+    ttl_s: float
+    instance: str
 
 
 class NetemError(RuntimeError):
     pass
+
+
+class LabBusyError(NetemError):
+    """Another run holds the lab's run lock; the message names it."""
+
+
+class LeaseLostError(NetemError):
+    """The run lock this run held is gone (netem restarted, or the lease expired)."""
 
 
 class NetemClient:
@@ -54,9 +97,35 @@ class NetemClient:
     def current(self) -> NetemState:
         return NetemState.model_validate(self._get_json("/profile"))
 
-    def apply(self, name: str) -> NetemState:
-        """Apply a named profile, then poll GET /profile until it reports that profile."""
-        response = self._http.put(f"/profile/{name}")
+    def history(self) -> History:
+        """The instance and its last events: cheap (no readback of the kernel's rules)."""
+        return History.model_validate(self._get_json("/profile/history"))
+
+    def acquire(self, owner: str, ttl_s: float) -> Lease:
+        response = self._http.post("/lock", json={"owner": owner, "ttl_s": ttl_s})
+        if response.status_code == httpx.codes.CONFLICT:
+            raise LabBusyError(self._refusal(response))
+        self._raise_for_status(response)
+        return Lease.model_validate(response.json())
+
+    def renew(self, lease: Lease) -> None:
+        response = self._http.put(f"/lock/{lease.token}", json={"ttl_s": lease.ttl_s})
+        if response.status_code == httpx.codes.NOT_FOUND:
+            raise LeaseLostError(self._refusal(response))
+        self._raise_for_status(response)
+
+    def release(self, lease: Lease) -> None:
+        response = self._http.delete(f"/lock/{lease.token}")
+        if response.status_code != httpx.codes.NOT_FOUND:  # already gone: nothing to free
+            self._raise_for_status(response)
+
+    def apply(self, name: str, lease: Lease | None = None) -> NetemState:
+        """Apply a named profile (under ``lease`` when this run holds the lab), then poll
+        GET /profile until it reports that profile."""
+        headers = {LOCK_HEADER: lease.token} if lease is not None else {}
+        response = self._http.put(f"/profile/{name}", headers=headers)
+        if response.status_code == httpx.codes.LOCKED:
+            raise LabBusyError(self._refusal(response))
         if response.status_code == httpx.codes.NOT_FOUND:
             known = ", ".join(profile.name for profile in self.list_profiles())
             raise NetemError(f"netem has no profile {name!r} (known: {known})")
@@ -77,6 +146,17 @@ class NetemClient:
         response = self._http.get(path)
         self._raise_for_status(response)
         return response.json()
+
+    @staticmethod
+    def _refusal(response: httpx.Response) -> str:
+        """The message of a refusal by the run lock (its JSON ``detail``)."""
+        try:
+            detail = response.json().get("detail")
+        except ValueError:
+            return response.text.strip()[:200]
+        if isinstance(detail, dict):
+            return str(detail.get("message", detail))
+        return str(detail)
 
     @staticmethod
     def _raise_for_status(response: httpx.Response) -> None:

@@ -15,6 +15,7 @@ from bench_runner.modes import ALL_MODES
 from bench_runner.results import ModeResult, RunResult
 from bench_runner.runner import ModeRun
 from bench_runner.wire import model as wire_model
+from bench_runner.wire import timeline
 
 PARAMETER_COLUMNS = ("framing", "reply_bytes", "bulk_size")
 """Mode parameters (``modes[].parameters``) as the last CSV columns, empty where unset."""
@@ -22,7 +23,7 @@ PARAMETER_COLUMNS = ("framing", "reply_bytes", "bulk_size")
 ITERATION_COLUMNS = ("run_id", "profile", "engine", "mode", "transport", "client",
                      "client_version", "iteration", "started_at", "wall_ms", "ok", "error",
                      "round_trips", *PARAMETER_COLUMNS, *wire_model.ITERATION_COLUMNS,
-                     *phases.ITERATION_COLUMNS)
+                     *phases.ITERATION_COLUMNS, *timeline.ITERATION_COLUMNS, "excluded")
 MODE_COLUMNS = ("run_id", "profile", "engine", "mode", "transport", "client", "client_version",
                 "ok", "published", "n", "errors", "warmup_discarded", "min_ms", "max_ms",
                 "mean_ms", "p50_ms", "p95_ms", "p99_ms", "stddev_ms", "configured_rtt_ms",
@@ -32,7 +33,7 @@ MODE_COLUMNS = ("run_id", "profile", "engine", "mode", "transport", "client", "c
                 *PARAMETER_COLUMNS, "transfer_bytes", "throughput_mb_s",
                 *wire_model.SUMMARY_COLUMNS, *phases.SUMMARY_COLUMNS,
                 "series", "p50_vs_floor", "rtt_model_local_p50_ms", "rtt_model_round_trips",
-                "rtt_model_p50_ms")
+                "rtt_model_p50_ms", *timeline.SUMMARY_COLUMNS, "excluded")
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -69,6 +70,8 @@ def iteration_rows(run: RunResult, mode_runs: list[ModeRun]) -> list[dict[str, A
                 "round_trips": record.round_trips, **_parameter_columns(mode),
                 **wire_model.iteration_fields(record.wire),
                 **phases.iteration_fields(record.phases),
+                **timeline.iteration_fields(record.time_split),
+                "excluded": record.excluded or "",
             })
     return rows
 
@@ -103,6 +106,8 @@ def mode_rows(run: RunResult) -> list[dict[str, Any]]:
             "rtt_model_local_p50_ms": model.local_p50_ms if model else None,
             "rtt_model_round_trips": model.round_trips if model else None,
             "rtt_model_p50_ms": model.predicted_p50_ms if model else None,
+            **timeline.summary_fields(mode.time_split),
+            "excluded": stats.excluded,
         })
     return rows
 

@@ -4,9 +4,10 @@ The runner's own figures come from psutil: CPU seconds (user + system, including
 processes the runner waited for, such as the OpenSSH client) and the resident set size of
 the runner plus its live children, sampled for the peak. The device's come from its
 metrics endpoint (``$DEVICE_METRICS_URL/metrics``, Prometheus text):
-``device_container_cpu_seconds_total`` (a counter: the difference between the end and the
-start of the mode) and ``device_container_memory_bytes`` (a gauge: its peak over samples
-taken at the start, every ``interval_s`` and at the end).
+``device_container_cpu_seconds_total`` (a counter: its increase over the mode, summed
+sample to sample so that a device restart, which starts the counter again from zero, is
+counted as a reset and not read as a negative difference) and ``device_container_memory_bytes``
+(a gauge: its peak over samples taken at the start, every ``interval_s`` and at the end).
 """
 
 import asyncio
@@ -38,6 +39,10 @@ class ResourceUsage(BaseModel):
     device_memory_peak_bytes: int | None
     device_samples: int
     device_error: str | None
+    device_counter_resets: int = 0
+    """Times the device's CPU counter went down (the device restarted): the CPU it used
+    between the sample before and the restart is not in ``device_cpu_s``, a lower bound
+    then."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,14 @@ def parse_device_metrics(text: str) -> DeviceSample:
         raise ValueError(f"device metrics lack {', '.join(missing)}")
     return DeviceSample(cpu_s=values[DEVICE_CPU_METRIC],
                         memory_bytes=int(values[DEVICE_MEMORY_METRIC]))
+
+
+def counter_increase(previous: float, current: float) -> tuple[float, bool]:
+    """How much a counter grew between two samples, and whether it was reset in between
+    (it went down: it started again from zero, so all of ``current`` is new)."""
+    if current < previous:
+        return current, True
+    return current - previous, False
 
 
 def runner_cpu_s(process: psutil.Process) -> float:
@@ -86,8 +99,9 @@ class ResourceMonitor:
         self._http = httpx.AsyncClient(timeout=METRICS_TIMEOUT_S, trust_env=False)
         self._cpu_start = 0.0
         self._rss_peak = 0
-        self._device_first: DeviceSample | None = None
         self._device_last: DeviceSample | None = None
+        self._device_cpu_s = 0.0
+        self._device_resets = 0
         self._device_memory_peak: int | None = None
         self._device_samples = 0
         self._device_error: str | None = None if self._url else "no device metrics URL"
@@ -116,9 +130,7 @@ class ResourceMonitor:
         self._rss_peak = max(self._rss_peak, runner_rss_bytes(self._process))
         await self._sample_device()
         await self._http.aclose()
-        device_cpu = None
-        if self._device_first is not None and self._device_last is not None:
-            device_cpu = self._device_last.cpu_s - self._device_first.cpu_s
+        device_cpu = self._device_cpu_s if self._device_samples >= 2 else None
         self.usage = ResourceUsage(
             elapsed_s=elapsed_s,
             runner_cpu_s=cpu_s,
@@ -127,6 +139,7 @@ class ResourceMonitor:
             device_memory_peak_bytes=self._device_memory_peak,
             device_samples=self._device_samples,
             device_error=self._device_error,
+            device_counter_resets=self._device_resets,
         )
 
     async def _sample_periodically(self) -> None:
@@ -145,8 +158,10 @@ class ResourceMonitor:
         except (httpx.HTTPError, ValueError) as exc:
             self._device_error = f"{type(exc).__name__}: {exc}"
             return
-        if self._device_first is None:
-            self._device_first = sample
+        if self._device_last is not None:
+            increase, reset = counter_increase(self._device_last.cpu_s, sample.cpu_s)
+            self._device_cpu_s += increase
+            self._device_resets += reset
         self._device_last = sample
         self._device_samples += 1
         self._device_memory_peak = max(self._device_memory_peak or 0, sample.memory_bytes)

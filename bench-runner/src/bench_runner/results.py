@@ -1,4 +1,4 @@
-"""The results document (schema_version 1, documented field by field in SCHEMA.md)."""
+"""The results document (schema_version 2, documented field by field in SCHEMA.md)."""
 
 import os
 import secrets
@@ -16,8 +16,9 @@ from bench_runner.rtt_model import RttModel, predict
 from bench_runner.rtt_probe import RttCheck, RttProbe
 from bench_runner.stats import Stats
 from bench_runner.wire.model import WireCounts
+from bench_runner.wire.timeline import TimeSplits
 
-SCHEMA_VERSION: Literal[1] = 1
+SCHEMA_VERSION: Literal[2] = 2
 
 
 class LabInfo(BaseModel):
@@ -90,6 +91,9 @@ class ModeResult(BaseModel):
     mode was not measured."""
     phases: PhaseSummary | None = None
     """Per-iteration phases and their p50, for clients that expose them; else null."""
+    time_split: TimeSplits | None = None
+    """Each successful iteration's wall time split into network, device, client and TCP
+    stalls, from the captured packets; null without a capture."""
     started_at: datetime | None = None
     """Start of the mode (its RTT probe); null in results written before it was recorded."""
     finished_at: datetime | None = None
@@ -135,7 +139,7 @@ class NotApplicable(BaseModel):
 
 
 class RunResult(BaseModel):
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[2] = SCHEMA_VERSION
     run_id: str
     sweep: str | None = None
     """The ``--run-id`` of the command that ran this job: every profile (or target) of one

@@ -32,6 +32,9 @@ class Stats(BaseModel):
     p99_ms: float | None = None
     warmup_discarded: int = 0
     """Warm-up iterations run before the measured ones and left out of every figure."""
+    excluded: int = 0
+    """Successful iterations left out because the profile they claim was not verified
+    while they ran (a fault, a change by someone else): neither samples nor errors."""
 
 
 def percentile(samples: Sequence[float], q: float) -> float:
@@ -47,13 +50,14 @@ def percentile(samples: Sequence[float], q: float) -> float:
     return ordered[lower] + (rank - lower) * (ordered[upper] - ordered[lower])
 
 
-def summarize(samples_ms: Sequence[float], errors: int, warmup_discarded: int = 0) -> Stats:
+def summarize(samples_ms: Sequence[float], errors: int, warmup_discarded: int = 0,
+              excluded: int = 0) -> Stats:
     """Statistics of successful samples; ``errors`` counts failed iterations."""
     if not samples_ms:
         return Stats(
             n=0, errors=errors, min_ms=None, max_ms=None, mean_ms=None,
             p50_ms=None, p95_ms=None, stddev_ms=None, p99_ms=None,
-            warmup_discarded=warmup_discarded,
+            warmup_discarded=warmup_discarded, excluded=excluded,
         )
     return Stats(
         n=len(samples_ms),
@@ -66,4 +70,5 @@ def summarize(samples_ms: Sequence[float], errors: int, warmup_discarded: int = 
         stddev_ms=statistics.stdev(samples_ms) if len(samples_ms) >= 2 else None,
         p99_ms=percentile(samples_ms, 0.99),
         warmup_discarded=warmup_discarded,
+        excluded=excluded,
     )

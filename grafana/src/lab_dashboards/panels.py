@@ -23,8 +23,8 @@ from grafana_foundation_sdk.models.dashboard import (
 from grafana_foundation_sdk.models.xychart import SeriesMapping, XYShowMode
 
 from lab_dashboards.datasources import INFLUXDB, PROMETHEUS
-from lab_dashboards.influxql import Column, InfluxQuery, Select
-from lab_dashboards.schema import MODE_SUMMARY, SERIES_TAG
+from lab_dashboards.influxql import Column, InfluxQuery, Select, last
+from lab_dashboards.schema import MODE_SUMMARY, SERIES_TAG, TIME_PARTS
 
 FULL, HALF, THIRD = 24, 12, 8
 
@@ -193,3 +193,20 @@ def prometheus_bars(title: str, description: str, expression: str, legend_format
         .height(height)
         .span(width)
     )
+
+
+TIME_SPLIT_DESCRIPTION = (
+    "The p50 of each part of an iteration, told from its packets: network (one verified RTT "
+    "per wait for the device: the round trips), device (the rest of those waits: the device "
+    "working, and any delay the engine added beyond the RTT), client (the client library "
+    "between an answer and its next send, before the first packet and after the last) and "
+    "TCP stalls (a segment TCP held until an ACK came: Nagle behind a delayed ACK, a full "
+    "window). Medians of each part: their sum is close to, not exactly, the p50.")
+
+
+def time_split_bars(title: str, where: tuple[str, ...], *, height: int = 12,
+                    width: int = FULL) -> barchart.Panel:
+    """Stacked bars of the time split's parts, one bar per series."""
+    columns = tuple(last(f"time_{part}_p50_ms", part) for part in TIME_PARTS)
+    return series_bars(title, TIME_SPLIT_DESCRIPTION, columns, where, "ms", stacked=True,
+                       height=height, width=width)

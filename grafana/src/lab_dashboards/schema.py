@@ -6,6 +6,7 @@ appears in the regenerated dashboards (and in the diff the tests fail on).
 
 from bench_runner.phases import PHASES
 from bench_runner.wire.model import FIELDS as WIRE_FIELDS
+from bench_runner.wire.timeline import PARTS as TIME_PARTS
 
 RUN = "run"
 """One point per run: tags run_id, sweep, profile, engine, plan; the annotations."""
@@ -32,5 +33,6 @@ __all__ = [
     "PIPELINED_AND_SEQUENTIAL",
     "RUN",
     "SERIES_TAG",
+    "TIME_PARTS",
     "WIRE_FIELDS",
 ]

@@ -19,6 +19,7 @@ from bench_runner.sinks.line_protocol import (
 )
 from bench_runner.sinks.spool import INFLUX_SUFFIX, Spool
 from bench_runner.wire import model as wire_model
+from bench_runner.wire import timeline
 
 WRITE_TIMEOUT_S = 15.0
 PRECISION = "ns"
@@ -87,6 +88,7 @@ def summary_fields(mode: ModeResult) -> dict[str, FieldValue | None]:
     return {
         "n": stats.n,
         "errors": stats.errors,
+        "excluded": stats.excluded,
         "min_ms": stats.min_ms,
         "max_ms": stats.max_ms,
         "mean_ms": stats.mean_ms,
@@ -109,6 +111,7 @@ def summary_fields(mode: ModeResult) -> dict[str, FieldValue | None]:
         **resource_fields(mode),
         **wire_model.summary_fields(mode.wire),
         **phases.summary_fields(mode.phases),
+        **timeline.summary_fields(mode.time_split),
     }
 
 
@@ -146,8 +149,10 @@ def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
                     "iteration": record.iteration,
                     "ok": record.ok,
                     "error": record.error,
+                    "excluded": record.excluded,
                     **wire_model.iteration_fields(record.wire),
                     **phases.iteration_fields(record.phases),
+                    **timeline.iteration_fields(record.time_split),
                 },
                 timestamp_ns=epoch_ns(record.started_at),
             ))

@@ -19,6 +19,7 @@ import os
 import platform
 import select
 import socket
+import struct
 import threading
 from collections import deque
 from pathlib import Path
@@ -28,11 +29,14 @@ import psutil
 from bench_runner.wire import bpf, ring
 from bench_runner.wire.model import WireIteration
 from bench_runner.wire.tally import Tally, wire_segments
+from bench_runner.wire.timeline import Packet, Timeline
 
 ETH_P_ALL = 0x0003
 ARPHRD_LINK_HEADER = {1: 14, 772: 14, 65534: 0}
 """Link-layer header length by ``/sys/class/net/<if>/type``: Ethernet, loopback, none
 (tun, WireGuard)."""
+TCP_NUMBERS = struct.Struct("!II")
+"""Sequence and acknowledgement numbers, 4 bytes into the TCP header."""
 PACE_S = 0.02
 DRAIN_BACKLOG = ring.FRAMES // 4
 JOIN_TIMEOUT_S = 5.0
@@ -76,10 +80,24 @@ def link_header_length(interface: str) -> int:
     return ARPHRD_LINK_HEADER[kind]
 
 
-class WireCapture:
-    """Counts the TCP traffic between this host and ``address`` on ``ports``."""
+class Segment:
+    """The traffic between two ``mark()`` calls: its counts and its timeline."""
 
-    def __init__(self, address: str, ports: tuple[int, ...]) -> None:
+    __slots__ = ("tally", "timeline")
+
+    def __init__(self, rtt_ns: int) -> None:
+        self.tally = Tally()
+        self.timeline = Timeline(rtt_ns)
+
+    def counts(self) -> WireIteration:
+        return self.tally.result()
+
+
+class WireCapture:
+    """Counts and times the TCP traffic between this host and ``address`` on ``ports``;
+    ``rtt_ns`` is the verified RTT the timeline splits waits with."""
+
+    def __init__(self, address: str, ports: tuple[int, ...], rtt_ns: int) -> None:
         if not hasattr(socket, "AF_PACKET"):
             raise CaptureUnavailableError("AF_PACKET sockets need Linux")
         self.address = address
@@ -114,8 +132,9 @@ class WireCapture:
         self._parsed = 0  # frame sequence numbers: the next frame to parse ...
         self._seen = 0  # ... and how far mark() has found frames filled
         self._boundaries: deque[int] = deque()  # sequence numbers where a segment ends
-        self._segments: list[Tally] = []
-        self._tally = Tally()
+        self._rtt_ns = rtt_ns
+        self._segments: list[Segment] = []
+        self._segment = Segment(rtt_ns)
         self._drops = 0
         self._wake = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self._lock = threading.Lock()
@@ -141,15 +160,15 @@ class WireCapture:
             self._boundaries.append(sequence)
             return len(self._segments) + len(self._boundaries) - 1
 
-    def finish(self) -> list[WireIteration] | None:
-        """Counts of every segment ``mark()`` ended, in order; None if the capture thread
-        failed (``error`` says why)."""
+    def finish(self) -> list[Segment] | None:
+        """Every segment ``mark()`` ended, in order; None if the capture thread failed
+        (``error`` says why)."""
         with self._lock:
             self._drain()
             self._drops += ring.drops(self._sock)
         if self.error is not None:
             return None
-        return [tally.result() for tally in self._segments]
+        return self._segments
 
     def close(self) -> None:
         self._stopping = True
@@ -192,12 +211,12 @@ class WireCapture:
         while True:
             while boundaries and boundaries[0] == sequence:
                 boundaries.popleft()
-                self._segments.append(self._tally)
-                self._tally = Tally()
+                self._segments.append(self._segment)
+                self._segment = Segment(self._rtt_ns)
             offset = sequence % ring.FRAMES * ring.FRAME_SIZE
             if not status_at(frames, offset)[0] & ring.TP_STATUS_USER:
                 break
-            _, length, _, mac, net = header(frames, offset)
+            _, length, _, mac, net, seconds, nanoseconds = header(frames, offset)
             start = offset + net
             if ipv6:
                 ip_header = 40
@@ -215,24 +234,34 @@ class WireCapture:
             outgoing = (frames[tcp + 2] << 8 | frames[tcp + 3]) in ports
             headers = ip_header + (frames[tcp + 12] >> 4) * 4
             payload = ip_length - headers
+            flags = frames[tcp + 13]
             segments: int | None = None
             if vnet:
                 vnet_header = offset + mac - ring.VNET_HDR_LEN
                 segments = wire_segments(payload, gso_size_at(frames, vnet_header + 4)[0],
                                          frames[vnet_header + 1] != 0)
-            self._tally.add(outgoing, frames[tcp + 13], payload, headers, segments)
+            segment = self._segment
+            segment.tally.add(outgoing, flags, payload, headers, segments)
+            # The runner's port names the connection: the source going out, else the
+            # destination.
+            own_port = tcp if outgoing else tcp + 2
+            seq, ack = TCP_NUMBERS.unpack_from(frames, tcp + 4)
+            segment.timeline.add(Packet(
+                seconds * 1_000_000_000 + nanoseconds, outgoing, flags, payload, seq, ack,
+                frames[own_port] << 8 | frames[own_port + 1]))
             set_status(frames, offset, ring.TP_STATUS_KERNEL)
             sequence += 1
             self._parsed = sequence
 
 
-def open_capture(host: str, ports: tuple[int, ...]) -> tuple[WireCapture | None, str | None]:
+def open_capture(host: str, ports: tuple[int, ...],
+                 rtt_ns: int) -> tuple[WireCapture | None, str | None]:
     """A capture of ``host``'s ``ports`` (resolved like a TCP connect does: the first
     address), or None and the reason it cannot run here."""
     try:
         infos = socket.getaddrinfo(host, ports[0], type=socket.SOCK_STREAM)
         address = str(infos[0][4][0])
-        return WireCapture(address, ports), None
+        return WireCapture(address, ports, rtt_ns), None
     except CaptureUnavailableError as exc:
         return None, str(exc)
     except OSError as exc:

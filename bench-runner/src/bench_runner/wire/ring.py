@@ -28,7 +28,9 @@ FRAMES = BLOCK_SIZE // FRAME_SIZE * BLOCKS
 """32768 frames (8 MiB): several seconds of a saturated gigabit link's packets between
 two reads of the capture thread."""
 VNET_HDR_LEN = 10  # struct virtio_net_hdr, placed right before the link-layer header
-HEADER = struct.Struct("=IIIHH")  # tp_status, tp_len, tp_snaplen, tp_mac, tp_net
+HEADER = struct.Struct("=IIIHHII")
+"""tp_status, tp_len, tp_snaplen, tp_mac, tp_net, tp_sec, tp_nsec: the kernel's timestamp
+of the packet (CLOCK_REALTIME), taken as it passed the interface."""
 STATUS = struct.Struct("=I")
 GSO_SIZE = struct.Struct("=H")
 

@@ -7,7 +7,7 @@ from grafana_foundation_sdk.builders.dashboard import Row
 from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render
 from lab_dashboards.influxql import last, matches
-from lab_dashboards.panels import FULL, series_bars, series_table
+from lab_dashboards.panels import FULL, series_bars, series_table, time_split_bars
 from lab_dashboards.schema import PHASES
 
 UID = "client-libraries"
@@ -49,8 +49,11 @@ def build() -> dict[str, Any]:
             (last("wire_round_trips_p50", "counted on the wire"),
              last("expected_round_trips", "expected"),
              last("min_round_trips", "protocol minimum")), SCOPE, "none", height=14))
+        .with_panel(time_split_bars(
+            "Is it the network, the device, the library or TCP? (p50 per part, ms)", SCOPE,
+            height=14, width=12))
         .with_panel(series_bars(
-            "Where does each library spend an iteration? (p50 per phase, ms)",
+            "Which protocol steps does each library spend on? (p50 per phase, ms)",
             "The phases each library exposes (`connect` is a library's whole connection "
             "setup where it cannot be split).",
             tuple(last(f"phase_{name}_p50_ms", name) for name in PHASES), SCOPE, "ms",

@@ -12,6 +12,7 @@ from lab_dashboards.panels import (
     prometheus_bars,
     series_bars,
     series_table,
+    time_split_bars,
     xy_points,
 )
 from lab_dashboards.schema import ITERATION, PHASES, SERIES_TAG, WIRE_FIELDS
@@ -73,8 +74,11 @@ def build() -> dict[str, Any]:
             'run_id="$run_id", transport=~"$transport", client=~"$client"}[1y])',
             "{{mode}} · {{client}} {{client_version}} {{framing}} {{reply_bytes}} "
             "{{bulk_size}}", "suffix: RTT"))
+        .with_panel(time_split_bars(
+            "Where does an iteration's time go? (network, device, client, TCP stalls; "
+            "p50, ms)", SCOPE))
         .with_panel(series_bars(
-            "Where does an iteration's time go? (p50 per phase, ms)",
+            "Which protocol steps take the time? (p50 per phase, ms)",
             "Median of each phase the client lets the runner see (SCHEMA.md lists them and "
             "which clients record which). The rest of the wall time is the client's own "
             "work between phases. OpenSSH, requests and the tunnel modes record none.",

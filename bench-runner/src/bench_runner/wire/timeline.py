@@ -1,0 +1,241 @@
+"""Where an iteration's wall time goes, told from its packets (pure).
+
+The capture sees every packet of the mode's connections at the runner's interface, stamped
+by the kernel. The iteration's span is cut at each packet that moves the exchange on (data,
+a SYN or FIN, the ACK that completes a handshake: its *events*) and every piece between two
+events goes to one part:
+
+- **network**: the runner sent and waits for the device (an event out, then one in): one
+  verified RTT of that wait is the round trip the protocol needs;
+- **device**: the rest of such a wait (the device working on the request; the gap at the
+  runner less the RTT), and the gaps between the device's own successive events (it is
+  still working, or still sending);
+- **client**: from an answer's arrival to the runner's next send, between the runner's own
+  successive sends, and before the first event and after the last (the client library);
+- **TCP stall**: a side had data but TCP held it until an ACK came. Seen from the runner:
+  the device's next segment arrives one RTT after the runner's pure ACK of its previous one
+  (Nagle behind a delayed ACK, or a full window), or the runner's next segment leaves right
+  after the device's pure ACK of its previous one. The whole gap is the stall: the held
+  segment's wait, the ACK timer and the RTT it takes to release it.
+
+The parts add up to the span by construction; ``unaccounted_ms`` is what they leave of the
+measured wall time (the runner's clock and the kernel's differ by microseconds; packets of
+the iteration stamped outside its span would show here). Concurrent connections (requests
+in flight together) share one timeline: each piece is counted once, in the order events
+happened. Only running totals are kept, never a packet list.
+"""
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from bench_runner.stats import percentile
+
+SYN, FIN, RST, ACK = 0x02, 0x01, 0x04, 0x10
+SEQ_SPACE = 1 << 32
+MIN_STALL_NS = 1_000_000
+"""A pause shorter than this is not called a stall: at the lab's own sub-millisecond RTT,
+every ACK is followed by something within a millisecond."""
+ACK_REACTION_NS = 500_000
+"""How soon after an ACK arrives a segment TCP held leaves: the kernel sends it at once."""
+RTT_SLACK_FRACTION = 0.10
+RTT_SLACK_MIN_NS = 500_000
+"""A segment released by an ACK arrives one RTT after it, give or take this much (the
+engine's jitter and scheduling)."""
+
+
+def _at_or_after(number: int, reference: int) -> bool:
+    """``number >= reference`` in TCP's modular sequence space."""
+    return (number - reference) % SEQ_SPACE < SEQ_SPACE // 2
+
+
+@dataclass(frozen=True, slots=True)
+class Packet:
+    """What the accounting needs of one packet; ``connection`` tells the runner's
+    connections apart (its port)."""
+
+    time_ns: int
+    outgoing: bool
+    flags: int
+    payload: int
+    seq: int
+    ack: int
+    connection: int
+
+    def sequence_end(self) -> int:
+        """The sequence number an ACK must reach to cover this packet (SYN and FIN count
+        one)."""
+        return (self.seq + self.payload + (1 if self.flags & (SYN | FIN) else 0)) % SEQ_SPACE
+
+
+class TimeSplit(BaseModel):
+    """One iteration's wall time by part (``modes[].time_split.per_iteration``)."""
+
+    network_ms: float
+    device_ms: float
+    client_ms: float
+    stall_ms: float
+    stalls: int
+    """Held segments: ``device_stalls`` on the device's side, ``client_stalls`` on the
+    runner's."""
+    device_stalls: int
+    client_stalls: int
+    unaccounted_ms: float
+
+
+class Timeline:
+    """Feeds on one iteration's packets in capture order; ``split()`` gives the parts."""
+
+    __slots__ = ("_awaiting_handshake_ack", "_client", "_client_stalls", "_device",
+                 "_device_stalls", "_first_ns", "_last", "_last_pure_ack", "_network",
+                 "_rtt_ns", "_slack_ns", "_stall")
+
+    def __init__(self, rtt_ns: int) -> None:
+        self._rtt_ns = rtt_ns
+        self._slack_ns = max(RTT_SLACK_MIN_NS, int(rtt_ns * RTT_SLACK_FRACTION))
+        self._first_ns: int | None = None
+        self._last: Packet | None = None
+        self._last_pure_ack: dict[bool, Packet] = {}
+        """Since the last event: the latest pure ACK each way (keyed by ``outgoing``)."""
+        self._awaiting_handshake_ack: set[int] = set()
+        self._network = self._device = self._client = self._stall = 0
+        self._device_stalls = self._client_stalls = 0
+
+    def add(self, packet: Packet) -> None:
+        if not self._is_event(packet):
+            if packet.flags & ACK and not packet.flags & RST:
+                self._last_pure_ack[packet.outgoing] = packet
+            return
+        if self._last is None:
+            self._first_ns = packet.time_ns
+        else:
+            self._account(self._last, packet)
+        self._last = packet
+        self._last_pure_ack.clear()
+
+    def _is_event(self, packet: Packet) -> bool:
+        if packet.payload or packet.flags & (SYN | FIN):
+            if packet.flags & SYN and packet.flags & ACK and not packet.outgoing:
+                self._awaiting_handshake_ack.add(packet.connection)
+            return True
+        if packet.outgoing and packet.connection in self._awaiting_handshake_ack:
+            # The device's accept() waits for it: a step of the connect, not an ACK.
+            self._awaiting_handshake_ack.discard(packet.connection)
+            return True
+        return False
+
+    def _account(self, previous: Packet, event: Packet) -> None:
+        gap = max(event.time_ns - previous.time_ns, 0)
+        if previous.outgoing and not event.outgoing:
+            round_trip = min(gap, self._rtt_ns)
+            self._network += round_trip
+            self._device += gap - round_trip
+        elif not previous.outgoing and event.outgoing:
+            self._client += gap
+        elif not event.outgoing:
+            if self._held_by_device(previous, event, gap):
+                self._stall += gap
+                self._device_stalls += 1
+            else:
+                self._device += gap
+        elif self._held_by_client(previous, event, gap):
+            self._stall += gap
+            self._client_stalls += 1
+        else:
+            self._client += gap
+
+    def _covering_ack(self, previous: Packet, outgoing: bool) -> Packet | None:
+        """The latest pure ACK sent the ``outgoing`` way since ``previous`` that covers it
+        on its connection."""
+        ack = self._last_pure_ack.get(outgoing)
+        if ack is None or ack.connection != previous.connection \
+                or not _at_or_after(ack.ack, previous.sequence_end()):
+            return None
+        return ack
+
+    def _held_by_device(self, previous: Packet, event: Packet, gap: int) -> bool:
+        """The device's next segment came one RTT after the runner's ACK of its last one:
+        the device had it and waited for that ACK."""
+        ack = self._covering_ack(previous, outgoing=True)
+        if ack is None or gap < MIN_STALL_NS or event.connection != previous.connection:
+            return False
+        return abs(event.time_ns - ack.time_ns - self._rtt_ns) <= self._slack_ns
+
+    def _held_by_client(self, previous: Packet, event: Packet, gap: int) -> bool:
+        """The runner's next segment left right after the device's ACK of its last one,
+        which came back a round trip after it: TCP held it for that ACK."""
+        ack = self._covering_ack(previous, outgoing=False)
+        if ack is None or gap < MIN_STALL_NS or event.connection != previous.connection:
+            return False
+        released_at_once = 0 <= event.time_ns - ack.time_ns <= ACK_REACTION_NS
+        return released_at_once and ack.time_ns - previous.time_ns >= self._rtt_ns - self._slack_ns
+
+    def split(self, start_ns: int, end_ns: int, wall_ms: float) -> TimeSplit:
+        """The parts of the iteration measured from ``start_ns`` to ``end_ns`` (the
+        kernel's clock) with wall time ``wall_ms`` (the runner's)."""
+        client = self._client
+        if self._first_ns is None or self._last is None:
+            client += max(end_ns - start_ns, 0)
+        else:
+            client += max(self._first_ns - start_ns, 0) + max(end_ns - self._last.time_ns, 0)
+        parts = (self._network, self._device, client, self._stall)
+        network_ms, device_ms, client_ms, stall_ms = (part / 1e6 for part in parts)
+        return TimeSplit(
+            network_ms=network_ms, device_ms=device_ms, client_ms=client_ms,
+            stall_ms=stall_ms, stalls=self._device_stalls + self._client_stalls,
+            device_stalls=self._device_stalls, client_stalls=self._client_stalls,
+            unaccounted_ms=wall_ms - sum(parts) / 1e6,
+        )
+
+
+PARTS: tuple[str, ...] = ("network", "device", "client", "stall")
+
+
+class TimeSplits(BaseModel):
+    """A mode's time split (``modes[].time_split`` in results.json)."""
+
+    rtt_ms: float
+    """The verified RTT one wait's network share is measured against."""
+    per_iteration: list[TimeSplit]
+    """One split per successful measured iteration, in run order."""
+    p50_ms: dict[str, float]
+    """The median of each part (``network``, ``device``, ``client``, ``stall``)."""
+    stalls: int
+    """Held segments over all those iterations."""
+    max_unaccounted_ms: float
+    """The largest ``unaccounted_ms`` of any iteration, by magnitude."""
+
+
+def summarize_splits(rtt_ms: float, per_iteration: list[TimeSplit]) -> TimeSplits | None:
+    if not per_iteration:
+        return None
+    return TimeSplits(
+        rtt_ms=rtt_ms,
+        per_iteration=per_iteration,
+        p50_ms={part: percentile([getattr(split, f"{part}_ms") for split in per_iteration], 0.5)
+                for part in PARTS},
+        stalls=sum(split.stalls for split in per_iteration),
+        max_unaccounted_ms=max((split.unaccounted_ms for split in per_iteration), key=abs),
+    )
+
+
+ITERATION_COLUMNS: tuple[str, ...] = (*(f"time_{part}_ms" for part in PARTS), "time_stalls",
+                                      "time_unaccounted_ms")
+"""Per-iteration CSV columns and InfluxDB ``iteration`` fields."""
+SUMMARY_COLUMNS: tuple[str, ...] = (*(f"time_{part}_p50_ms" for part in PARTS),
+                                    "time_stalls")
+"""Per-mode CSV columns and InfluxDB ``mode_summary`` fields."""
+
+
+def iteration_fields(split: TimeSplit | None) -> dict[str, float | int | None]:
+    values: list[float | int | None] = (
+        [None] * len(ITERATION_COLUMNS) if split is None else
+        [*(getattr(split, f"{part}_ms") for part in PARTS), split.stalls, split.unaccounted_ms])
+    return dict(zip(ITERATION_COLUMNS, values, strict=True))
+
+
+def summary_fields(splits: TimeSplits | None) -> dict[str, float | int | None]:
+    values: list[float | int | None] = (
+        [None] * len(SUMMARY_COLUMNS) if splits is None else
+        [*(splits.p50_ms[part] for part in PARTS), splits.stalls])
+    return dict(zip(SUMMARY_COLUMNS, values, strict=True))

@@ -1,0 +1,191 @@
+"""The time split of an iteration: each detector on synthetic packet sequences, and
+recorded ones (tests/captures/) where the parts were checked by hand."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench_runner.wire.timeline import ACK, FIN, SYN, Packet, Timeline, summarize_splits
+
+CAPTURES = Path(__file__).parent / "captures"
+MS = 1_000_000
+PSH_ACK = 0x18
+REGIONAL = 30 * MS
+LOCAL = 150_000
+
+
+class Exchange:
+    """Builds one connection's packets with consistent sequence numbers."""
+
+    def __init__(self, connection: int = 40000) -> None:
+        self.connection = connection
+        self.sent = 1000  # the runner's next sequence number
+        self.received = 5000  # the device's
+        self.packets: list[Packet] = []
+
+    def out(self, at_ms: float, payload: int = 100, flags: int = PSH_ACK) -> "Exchange":
+        self.packets.append(Packet(int(at_ms * MS), True, flags, payload, self.sent,
+                                   self.received, self.connection))
+        self.sent += payload + (1 if flags & (SYN | FIN) else 0)
+        return self
+
+    def into(self, at_ms: float, payload: int = 100, flags: int = PSH_ACK) -> "Exchange":
+        self.packets.append(Packet(int(at_ms * MS), False, flags, payload, self.received,
+                                   self.sent, self.connection))
+        self.received += payload + (1 if flags & (SYN | FIN) else 0)
+        return self
+
+    def ack_out(self, at_ms: float, acked: int | None = None) -> "Exchange":
+        return self._pure(at_ms, True, self.received if acked is None else acked)
+
+    def ack_in(self, at_ms: float) -> "Exchange":
+        return self._pure(at_ms, False, self.sent)
+
+    def _pure(self, at_ms: float, outgoing: bool, acked: int) -> "Exchange":
+        seq = self.sent if outgoing else self.received
+        self.packets.append(Packet(int(at_ms * MS), outgoing, ACK, 0, seq, acked,
+                                   self.connection))
+        return self
+
+    def split(self, rtt_ns: int, start_ms: float, end_ms: float) -> Any:
+        timeline = Timeline(rtt_ns)
+        for packet in self.packets:
+            timeline.add(packet)
+        return timeline.split(int(start_ms * MS), int(end_ms * MS), end_ms - start_ms)
+
+
+def test_a_request_and_its_answer() -> None:
+    split = Exchange().out(1).into(36).split(REGIONAL, 0, 38)
+    assert (split.network_ms, split.device_ms, split.client_ms, split.stall_ms) == \
+        (30.0, 5.0, 3.0, 0.0)
+    assert split.unaccounted_ms == 0.0
+
+
+def test_the_connect_and_the_banner_are_round_trips_not_stalls() -> None:
+    """SYN, SYN-ACK, the handshake's ACK, then the device's banner: two round trips and
+    the device's accept; the handshake ACK the device waits for is no stall."""
+    exchange = Exchange().out(0, 0, SYN).into(30, 0, SYN | ACK).ack_out(30.1).into(72)
+    split = exchange.split(REGIONAL, 0, 72)
+    assert split.network_ms == 60.0
+    assert split.device_ms == pytest.approx(11.9)
+    assert split.stalls == 0
+
+
+@pytest.mark.parametrize(("rtt_ns", "ack_ms", "next_ms"), [
+    (LOCAL, 40.0, 40.15),      # at local: the 40 ms delayed ACK, then the held segment
+    (REGIONAL, 40.0, 70.0),    # at regional: the timer and the RTT the release takes
+])
+def test_the_device_holds_a_segment_until_the_runners_delayed_ack(
+        rtt_ns: int, ack_ms: float, next_ms: float) -> None:
+    """Nagle on the device behind the runner's delayed ACK: a small segment, nothing until
+    the runner ACKs it, then the next one exactly a round trip later."""
+    split = Exchange().into(0).ack_out(ack_ms).into(next_ms).split(rtt_ns, 0, next_ms)
+    assert split.device_stalls == 1
+    assert split.stall_ms == pytest.approx(next_ms)
+    assert split.device_ms == 0.0
+
+
+def test_a_device_that_resumes_on_its_own_is_working_not_stalled() -> None:
+    """The runner ACKed at once, the device's next segment came 5 ms later, not a round
+    trip after the ACK: the device was busy."""
+    split = Exchange().into(0).ack_out(0.05).into(5).split(LOCAL, 0, 5)
+    assert split.stalls == 0
+    assert split.device_ms == 5.0
+
+
+def test_segments_back_to_back_are_no_stall() -> None:
+    split = Exchange().into(0).ack_out(0.02).into(0.1).split(LOCAL, 0, 0.1)
+    assert split.stalls == 0
+
+
+def test_an_ack_that_does_not_cover_the_segment_releases_nothing() -> None:
+    exchange = Exchange().into(0, 200)
+    exchange.ack_out(40, acked=exchange.received - 100).into(40.15)
+    assert exchange.split(LOCAL, 0, 40.15).stalls == 0
+
+
+def test_an_ack_on_another_connection_releases_nothing() -> None:
+    first, other = Exchange(40000), Exchange(40001)
+    first.into(0)
+    other.ack_out(40)
+    first.into(40.15)
+    timeline = Timeline(LOCAL)
+    for packet in sorted(first.packets + other.packets, key=lambda p: p.time_ns):
+        timeline.add(packet)
+    assert timeline.split(0, int(40.15 * MS), 40.15).stalls == 0
+
+
+def test_the_runner_holds_a_segment_until_the_devices_delayed_ack() -> None:
+    """Nagle on the runner behind the device's delayed ACK: the runner's next segment
+    leaves at once when the ACK arrives, 40 ms plus a round trip after its last one."""
+    split = Exchange().out(0).ack_in(70).out(70.05).split(REGIONAL, 0, 70.05)
+    assert split.client_stalls == 1
+    assert split.stall_ms == pytest.approx(70.05)
+
+
+def test_a_client_that_sends_again_later_is_working() -> None:
+    split = Exchange().out(0).ack_in(30).out(45).split(REGIONAL, 0, 45)
+    assert split.stalls == 0
+    assert split.client_ms == 45.0
+
+
+def test_without_packets_the_whole_iteration_is_the_clients() -> None:
+    split = Timeline(REGIONAL).split(0, 5 * MS, 5.0)
+    assert split.client_ms == 5.0
+    assert split.unaccounted_ms == 0.0
+
+
+def test_what_the_parts_leave_of_the_wall_time_is_reported() -> None:
+    """The runner's clock measured 0.4 ms more than the kernel's span."""
+    timeline = Timeline(REGIONAL)
+    for packet in Exchange().out(1).into(36).packets:
+        timeline.add(packet)
+    assert timeline.split(0, 38 * MS, 38.4).unaccounted_ms == pytest.approx(0.4)
+
+
+def _recorded(name: str) -> Any:
+    capture = json.loads((CAPTURES / name).read_text())
+    timeline = Timeline(capture["rtt_ns"])
+    for fields in capture["packets"]:
+        timeline.add(Packet(*fields))
+    wall_ms = (capture["end_ns"] - capture["start_ns"]) / 1e6
+    return timeline.split(capture["start_ns"], capture["end_ns"], wall_ms), wall_ms
+
+
+@pytest.mark.parametrize("profile", ["local", "regional"])
+@pytest.mark.parametrize("mode", ["ssh-fresh", "ssh-pty"])
+def test_recorded_ssh_sessions_show_the_held_segment(mode: str, profile: str) -> None:
+    """One asyncssh connection: the device holds a small segment until the runner's
+    delayed ACK (about 40 ms), found once; the parts fill the iteration."""
+    split, wall_ms = _recorded(f"{mode}-{profile}.json")
+    assert split.device_stalls == 1
+    assert split.client_stalls == 0
+    expected = 42.0 if profile == "local" else 42.0 + 30.2
+    assert split.stall_ms == pytest.approx(expected, abs=3.0)
+    assert split.network_ms + split.device_ms + split.client_ms + split.stall_ms == \
+        pytest.approx(wall_ms)
+
+
+def test_recorded_ssh_connection_at_regional_pays_nine_round_trips() -> None:
+    split, _ = _recorded("ssh-fresh-regional.json")
+    assert split.network_ms == pytest.approx(9 * 30.2, abs=1.0)
+    assert split.device_ms == pytest.approx(68.5, abs=1.0)
+
+
+@pytest.mark.parametrize("profile", ["local", "regional"])
+def test_recorded_https_keep_alive_has_no_stall(profile: str) -> None:
+    split, _ = _recorded(f"https-keepalive-{profile}.json")
+    assert split.stalls == 0
+    if profile == "regional":
+        assert split.network_ms == pytest.approx(3 * 30.2)
+
+
+def test_a_modes_splits_are_summarized_by_their_medians() -> None:
+    splits = [Exchange().out(1).into(36 + extra).split(REGIONAL, 0, 40) for extra in (0, 1, 2)]
+    summary = summarize_splits(30.0, splits)
+    assert summary is not None
+    assert summary.p50_ms == {"network": 30.0, "device": 6.0, "client": 4.0, "stall": 0.0}
+    assert summary.stalls == 0
+    assert summarize_splits(30.0, []) is None

@@ -1,0 +1,72 @@
+"""Where each iteration's time goes, told from its packets, for every default mode and
+every client library at `local` and `regional`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conftest import BenchRun
+
+PARTS = ("network_ms", "device_ms", "client_ms", "stall_ms")
+HELD_SEGMENT_MS = 35.0
+"""Linux's delayed-ACK timer is 40 ms; a stall behind it cannot be much shorter."""
+NEW_SSH_SESSIONS = ("ssh/fresh-conn", "ssh/pty-fresh")
+
+
+@pytest.fixture(params=["local_run", "regional_run", "smoke_run", "smoke_regional_run"])
+def run(request: pytest.FixtureRequest) -> BenchRun:
+    fixture: BenchRun = request.getfixturevalue(request.param)
+    return fixture
+
+
+def _splits(mode: dict[str, Any]) -> list[dict[str, Any]]:
+    split = mode["time_split"]
+    assert split is not None, (mode["series"], mode["wire"]["reason"])
+    per_iteration: list[dict[str, Any]] = split["per_iteration"]
+    assert len(per_iteration) == mode["stats"]["n"], mode["series"]
+    return per_iteration
+
+
+def test_the_parts_add_up_to_the_wall_time(run: BenchRun) -> None:
+    """Network, device, client and TCP stalls fill each iteration: what they leave of its
+    wall time is within 2 % of the mode's p50."""
+    assert run.exit_code == 0, run.output[-3000:]
+    for mode in run.results["modes"]:
+        p50 = mode["stats"]["p50_ms"]
+        for split, wall_ms in zip(_splits(mode), mode["samples_ms"], strict=True):
+            assert all(split[part] >= 0 for part in PARTS), (mode["series"], split)
+            assert abs(sum(split[part] for part in PARTS) - wall_ms) <= 0.02 * p50, \
+                (mode["series"], split, wall_ms)
+
+
+def test_a_new_ssh_session_waits_for_a_held_segment(run: BenchRun) -> None:
+    """On every new SSH session the device holds a small segment until the client's
+    delayed ACK: found in every iteration, each stall at least the ACK timer long."""
+    sessions = [m for m in run.results["modes"] if m["mode"] in NEW_SSH_SESSIONS]
+    assert sessions
+    for mode in sessions:
+        for split in _splits(mode):
+            assert split["device_stalls"] >= 1, (mode["series"], split)
+            assert split["stall_ms"] >= HELD_SEGMENT_MS * split["stalls"], (mode["series"], split)
+
+
+def test_https_keep_alive_never_stalls(run: BenchRun) -> None:
+    keep_alive = [m for m in run.results["modes"] if m["mode"] == "https/keep-alive"]
+    assert keep_alive
+    for mode in keep_alive:
+        assert all(split["stalls"] == 0 for split in _splits(mode)), mode["series"]
+        assert mode["time_split"]["p50_ms"]["stall"] == 0
+
+
+def test_the_network_part_is_the_counted_round_trips(regional_run: BenchRun) -> None:
+    """Under added delay, each wait for the device is one RTT of network: the network part
+    is the round trips counted on the wire times the RTT (within one RTT or 5 %: the
+    verified RTT is the probe's median, a wait is one packet's)."""
+    for mode in regional_run.results["modes"]:
+        rtt = mode["time_split"]["rtt_ms"]
+        for split, counts in zip(_splits(mode), mode["wire"]["per_iteration"], strict=True):
+            expected = counts["round_trips"] * rtt
+            assert abs(split["network_ms"] - expected) <= max(rtt, 0.05 * expected), \
+                (mode["series"], split, counts["round_trips"])
