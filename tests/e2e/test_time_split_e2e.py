@@ -62,11 +62,13 @@ def test_https_keep_alive_never_stalls(run: BenchRun) -> None:
 
 def test_the_network_part_is_the_counted_round_trips(regional_run: BenchRun) -> None:
     """Under added delay, each wait for the device is one RTT of network: the network part
-    is the round trips counted on the wire times the RTT (within one RTT or 5 %: the
-    verified RTT is the probe's median, a wait is one packet's)."""
+    is the round trips counted on the wire times the RTT, within two RTTs or 10 %: the
+    verified RTT is the probe's median and a wait is one packet's; a wait for an answer the
+    device had sent before the request arrived is shorter; a connection's closing FIN is a
+    wait the round-trip count leaves out."""
     for mode in regional_run.results["modes"]:
         rtt = mode["time_split"]["rtt_ms"]
         for split, counts in zip(_splits(mode), mode["wire"]["per_iteration"], strict=True):
             expected = counts["round_trips"] * rtt
-            assert abs(split["network_ms"] - expected) <= max(rtt, 0.05 * expected), \
+            assert abs(split["network_ms"] - expected) <= max(2 * rtt, 0.10 * expected), \
                 (mode["series"], split, counts["round_trips"])
