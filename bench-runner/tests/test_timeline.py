@@ -189,3 +189,24 @@ def test_a_modes_splits_are_summarized_by_their_medians() -> None:
     assert summary.p50_ms == {"network": 30.0, "device": 6.0, "client": 4.0, "stall": 0.0}
     assert summary.stalls == 0
     assert summarize_splits(30.0, []) is None
+
+
+@pytest.mark.parametrize("late_ms", [0.0, 3.0])
+def test_a_segment_held_behind_a_delayed_ack_is_found_on_a_loaded_host(late_ms: float) -> None:
+    """The runner kept silent for its 40 ms timer; a busy device sends the held segment a
+    few ms after the ACK arrives: still the stall."""
+    split = Exchange().into(0).ack_out(40).into(40.15 + late_ms).split(LOCAL, 0, 45)
+    assert split.device_stalls == 1
+
+
+def test_a_client_segment_held_behind_the_devices_delayed_ack_on_a_loaded_host() -> None:
+    split = Exchange().out(0).ack_in(70).out(72.5).split(REGIONAL, 0, 72.5)
+    assert split.client_stalls == 1
+
+
+def test_a_quick_ack_and_a_late_answer_are_the_devices_work() -> None:
+    """The runner ACKed at once; the device answered 3 ms later at local: no window can
+    have held it for 3 ms there."""
+    split = Exchange().into(0).ack_out(0.05).into(3.05).split(LOCAL, 0, 3.05)
+    assert split.stalls == 0
+    assert split.device_ms == pytest.approx(3.05)

@@ -42,14 +42,17 @@ def test_the_parts_add_up_to_the_wall_time(run: BenchRun) -> None:
 
 
 def test_a_new_ssh_session_waits_for_a_held_segment(run: BenchRun) -> None:
-    """On every new SSH session the device holds a small segment until the client's
-    delayed ACK: found in every iteration, each stall at least the ACK timer long."""
+    """On a new SSH session the device holds a small segment until the client's delayed
+    ACK: found in most iterations of every client (the median iteration has it), and at
+    least the ACK timer long."""
     sessions = [m for m in run.results["modes"] if m["mode"] in NEW_SSH_SESSIONS]
     assert sessions
     for mode in sessions:
-        for split in _splits(mode):
-            assert split["device_stalls"] >= 1, (mode["series"], split)
-            assert split["stall_ms"] >= HELD_SEGMENT_MS * split["stalls"], (mode["series"], split)
+        splits = _splits(mode)
+        held = sorted(split["device_stalls"] for split in splits)
+        assert held[len(held) // 2] >= 1, (mode["series"], held)
+        assert mode["time_split"]["p50_ms"]["stall"] >= HELD_SEGMENT_MS, \
+            (mode["series"], mode["time_split"]["p50_ms"])
 
 
 def test_https_keep_alive_never_stalls(run: BenchRun) -> None:
