@@ -13,8 +13,6 @@ MODES ?=
 SERVICES ?=
 # Services `make test` needs; Grafana is tested offline (its image cannot run everywhere).
 CORE_SERVICES := device netem influxdb pushgateway prometheus
-# A throw-away VM whose kernel has sch_netem, for the tc engine on machines whose kernel lacks it.
-NETEM_VM_RUN ?= $(abspath $(CURDIR)/../shared/netem-vm/run)
 TEST_COMPOSE := $(COMPOSE) -p transport-lab-test -f compose.yaml -f compose.test.yaml
 
 # Recorded in every result so a number can be traced to the lab that produced it.
@@ -23,7 +21,7 @@ export LAB_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo u
 # Per-component targets (device benches, fuzzing, ...) live beside this file in mk/.
 -include mk/*.mk
 
-.PHONY: help env build up down bench logs ps clean test test-compose test-go test-netem test-netem-tc test-runner test-prometheus test-e2e
+.PHONY: help env build up down bench logs ps clean test test-compose test-runner test-prometheus test-e2e
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -77,20 +75,6 @@ test-compose: .env ## Compose files: valid for every profile; ports on 127.0.0.1
 	$(COMPOSE) --profile tools config --format json | python3 tests/compose/published_ports.py --loopback
 	$(TEST_COMPOSE) --profile tools config -q
 	$(TEST_COMPOSE) --profile tools config --format json | python3 tests/compose/published_ports.py --none
-
-test-go: ## Go tests of the device emulator (in the Go image)
-	docker run --rm -v "$(CURDIR):/src:ro" -w /src/emulator -e GOFLAGS=-buildvcs=false \
-	  -v transport-lab-gomod:/go/pkg/mod -v transport-lab-gocache:/root/.cache/go-build \
-	  $(GO_IMAGE) go test -count=1 ./...
-
-test-netem: build ## netem engine tests: command generation, and the nfq engine in network namespaces
-	docker run --rm --cap-add NET_ADMIN --cap-add SYS_ADMIN --security-opt seccomp=unconfined \
-	  --security-opt apparmor=unconfined --entrypoint python3 $${NETEM_IMAGE:-transport-lab/netem:dev} \
-	  -m pytest /opt/netem/tests -p no:cacheprovider -rs
-
-test-netem-tc: ## netem's tc engine on a kernel with sch_netem (the netem VM from ../shared, when present)
-	@if [ -x "$(NETEM_VM_RUN)" ]; then NETEM_VM_RUN="$(NETEM_VM_RUN)" netem/tests/vm/run_tc_check.sh; \
-	else echo "test-netem-tc: SKIPPED: no netem VM runner at $(NETEM_VM_RUN); on a netem kernel test-netem runs the tc tests"; fi
 
 test-prometheus: ## promtool: check the config and unit-test the recording/alert rules
 	docker run --rm -v "$(CURDIR)/prometheus:/etc/prometheus:ro" --entrypoint promtool \

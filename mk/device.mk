@@ -22,7 +22,12 @@ DEVICE_FUZZ_TARGETS := ./internal/engine:FuzzExecute ./internal/netconf/framing:
 DEVICE_GO_RUN = docker run --rm -v "$(CURDIR)/emulator:/src" -w /src \
 	-v transport-lab-gomod:/go/pkg/mod -v transport-lab-gocache:/root/.cache/go-build $(GO_IMAGE)
 
-.PHONY: test-device fuzz-short fuzz bench-device device-images
+.PHONY: test-go test-device fuzz-short fuzz bench-device device-images
+
+test-go: ## Go tests of the device emulator (in the Go image)
+	docker run --rm -v "$(CURDIR):/src:ro" -w /src/emulator -e GOFLAGS=-buildvcs=false \
+	  -v transport-lab-gomod:/go/pkg/mod -v transport-lab-gocache:/root/.cache/go-build \
+	  $(GO_IMAGE) go test -count=1 ./...
 
 device-images: ## Build the device image and the real-client test image
 	docker build -q -f emulator/Dockerfile -t $(DEVICE_TEST_IMAGE) . >/dev/null
