@@ -1,10 +1,9 @@
 # Dashboards as code (grafana/README.md), included by the root Makefile.
-#   make dashboards        regenerate grafana/dashboards/*.json from grafana/src
-#   make test-dashboards   the generator's tests: committed JSON == generated, lint
+##@ Dashboards
 
 DASHBOARDS_IMAGE ?= transport-lab/dashboards:dev
 
-.PHONY: dashboards-image dashboards test-dashboards
+.PHONY: dashboards-image dashboards test-dashboards lint-dashboards
 
 dashboards-image:
 	docker build -q -f grafana/Dockerfile -t $(DASHBOARDS_IMAGE) . >/dev/null
@@ -16,3 +15,7 @@ dashboards: dashboards-image ## Regenerate grafana/dashboards/*.json from the co
 test-dashboards: dashboards-image ## Dashboards: committed JSON equals the generated, lint (uids, datasources, queries, units)
 	docker run --rm -v "$(CURDIR)/grafana:/grafana:ro" -e GRAFANA_DIR=/grafana \
 	  --entrypoint python3 $(DASHBOARDS_IMAGE) -m pytest /opt/dashboards/tests -p no:cacheprovider -q
+
+lint-dashboards: dashboards-image ## ruff (lint, format) and mypy --strict on the dashboards' generator
+	docker run --rm -v "$(CURDIR)/grafana:/grafana:ro" -w /grafana --entrypoint sh $(DASHBOARDS_IMAGE) -c \
+	  'ruff check --no-cache src tests && ruff format --no-cache --check src tests && mypy --strict --cache-dir /tmp/mypy src/lab_dashboards'

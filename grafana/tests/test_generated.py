@@ -24,13 +24,21 @@ def test_every_dashboard_links_to_the_others_by_tag() -> None:
     for name, build in BOARDS.items():
         links = build()["links"]
         assert [link["tags"] for link in links] == [["transport-lab"]], name
-        assert links[0]["includeVars"] and links[0]["keepTime"], name
+        assert links[0]["includeVars"], name
+        assert links[0]["keepTime"], name
 
 
 def test_uids_are_the_stable_urls(dashboards_dir: Path) -> None:
     uids = {json.loads(path.read_text())["uid"] for path in dashboards_dir.glob("*.json")}
-    assert uids == {"transport-comparison", "latency-sweep", "client-libraries", "netconf",
-                    "tunnels", "resources", "nightly-trends"}
+    assert uids == {
+        "transport-comparison",
+        "latency-sweep",
+        "client-libraries",
+        "netconf",
+        "tunnels",
+        "resources",
+        "nightly-trends",
+    }
 
 
 def test_the_home_dashboard_is_provisioned(provisioning_dir: Path, dashboards_dir: Path) -> None:

@@ -31,8 +31,10 @@ def test_a_datasource_that_is_not_provisioned(document: dict[str, Any]) -> None:
 
 
 def test_an_exported_datasource_input(document: dict[str, Any]) -> None:
-    _first_panel(document)["targets"][0]["datasource"] = {"type": "influxdb",
-                                                         "uid": "${DS_INFLUXDB}"}
+    _first_panel(document)["targets"][0]["datasource"] = {
+        "type": "influxdb",
+        "uid": "${DS_INFLUXDB}",
+    }
     assert any("${DS_" in p for p in lint_dashboard(document, DATASOURCES))
 
 
@@ -47,7 +49,7 @@ def test_a_panel_without_a_query_or_unit(document: dict[str, Any]) -> None:
 
 def test_an_unknown_variable(document: dict[str, Any]) -> None:
     panel = _first_panel(document)
-    panel["targets"][0]["query"] += " AND \"x\" =~ /^$nope$/"
+    panel["targets"][0]["query"] += ' AND "x" =~ /^$nope$/'
     assert any("$nope is not a variable" in p for p in lint_dashboard(document, DATASOURCES))
 
 
@@ -55,7 +57,8 @@ def test_a_query_that_merges_series(document: dict[str, Any]) -> None:
     """GROUP BY "mode" alone merges clients and parameter variants into one bar."""
     panel = _first_panel(document)
     panel["targets"][0]["query"] = panel["targets"][0]["query"].replace(
-        'GROUP BY "series"', 'GROUP BY "mode"')
+        'GROUP BY "series"', 'GROUP BY "mode"'
+    )
     assert any("series would merge" in p for p in lint_dashboard(document, DATASOURCES))
 
 

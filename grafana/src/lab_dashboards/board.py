@@ -6,6 +6,7 @@ from typing import Any
 
 from grafana_foundation_sdk.builders.dashboard import Dashboard, DashboardLink
 from grafana_foundation_sdk.cog.encoder import JSONEncoder
+from grafana_foundation_sdk.models.dashboard import DashboardLinkType
 
 from lab_dashboards.datasources import INFLUXDB
 from lab_dashboards.influxql import matches, quoted
@@ -21,8 +22,7 @@ SCHEMA_VERSION = 41
 them, never newer ones back."""
 
 
-def dashboard(uid: str, title: str, description: str, *, time_from: str = "now-7d"
-              ) -> Dashboard:
+def dashboard(uid: str, title: str, description: str, *, time_from: str = "now-7d") -> Dashboard:
     return (
         Dashboard(title)
         .uid(uid)
@@ -32,8 +32,14 @@ def dashboard(uid: str, title: str, description: str, *, time_from: str = "now-7
         .time(time_from, "now")
         .refresh("")
         .readonly()
-        .link(DashboardLink("Transport Lab").type("dashboards").tags([TAG])
-              .as_dropdown(True).include_vars(True).keep_time(True))
+        .link(
+            DashboardLink("Transport Lab")
+            .type(DashboardLinkType.DASHBOARDS)
+            .tags([TAG])
+            .as_dropdown(True)
+            .include_vars(True)
+            .keep_time(True)
+        )
     )
 
 

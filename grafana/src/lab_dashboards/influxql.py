@@ -69,8 +69,10 @@ class Select:
     group_by: tuple[str, ...] = ()
 
     def text(self) -> str:
-        query = f"SELECT {', '.join(column.text() for column in self.columns)} " \
-                f"FROM {quoted(self.measurement)}"
+        query = (
+            f"SELECT {', '.join(column.text() for column in self.columns)} "
+            f"FROM {quoted(self.measurement)}"
+        )
         if self.where:
             query += " WHERE " + " AND ".join(self.where)
         if self.group_by:
@@ -81,8 +83,14 @@ class Select:
 class InfluxTarget(cogvariants.Dataquery):
     """A panel target of the InfluxDB datasource with a raw InfluxQL query."""
 
-    def __init__(self, ref_id: str, datasource: DataSourceRef, query: str,
-                 result_format: ResultFormat, alias: str | None) -> None:
+    def __init__(
+        self,
+        ref_id: str,
+        datasource: DataSourceRef,
+        query: str,
+        result_format: ResultFormat,
+        alias: str | None,
+    ) -> None:
         self.ref_id = ref_id
         self.datasource = datasource
         self.query = query
@@ -103,12 +111,21 @@ class InfluxTarget(cogvariants.Dataquery):
 
 
 class InfluxQuery(cogbuilder.Builder[InfluxTarget]):
-    def __init__(self, datasource: DataSourceRef, select: Select | str,
-                 result_format: ResultFormat = "table", ref_id: str = "A",
-                 alias: str | None = None) -> None:
-        self._target = InfluxTarget(ref_id, datasource,
-                                    select if isinstance(select, str) else select.text(),
-                                    result_format, alias)
+    def __init__(
+        self,
+        datasource: DataSourceRef,
+        select: Select | str,
+        result_format: ResultFormat = "table",
+        ref_id: str = "A",
+        alias: str | None = None,
+    ) -> None:
+        self._target = InfluxTarget(
+            ref_id,
+            datasource,
+            select if isinstance(select, str) else select.text(),
+            result_format,
+            alias,
+        )
 
     def build(self) -> InfluxTarget:
         return self._target

@@ -15,8 +15,14 @@ import yaml
 
 from lab_dashboards.board import GRAFANA_VERSION, SCHEMA_VERSION, TAG
 
-BUILTIN_VARIABLES = {"timeFilter", "__rate_interval", "__interval", "__interval_ms",
-                     "__range", "__all"}
+BUILTIN_VARIABLES = {
+    "timeFilter",
+    "__rate_interval",
+    "__interval",
+    "__interval_ms",
+    "__range",
+    "__all",
+}
 IDENTITY_TAGS = ({"series"}, {"mode", "client", "client_version"})
 """A query of per-series measurements keeps series apart by grouping on one of these, or
 is repeated per value of the series variable."""
@@ -72,8 +78,9 @@ def lint_panel(panel: dict[str, Any], variables: set[str]) -> list[str]:
     targets = panel.get("targets") or []
     if not targets or not all(query_text(target).strip() for target in targets):
         problems.append(f"{title}: a panel needs a query in every target")
-    if panel["type"] not in UNITLESS_PANELS \
-            and not panel.get("fieldConfig", {}).get("defaults", {}).get("unit"):
+    if panel["type"] not in UNITLESS_PANELS and not panel.get("fieldConfig", {}).get(
+        "defaults", {}
+    ).get("unit"):
         problems.append(f"{title}: no unit")
     for target in targets:
         text = query_text(target)
@@ -91,8 +98,7 @@ def lint_panel(panel: dict[str, Any], variables: set[str]) -> list[str]:
 
 def lint_dashboard(document: dict[str, Any], datasources: dict[str, str]) -> list[str]:
     name = document.get("title", "?")
-    problems = [f"{name}: {problem}" for problem in _lint(document, datasources)]
-    return problems
+    return [f"{name}: {problem}" for problem in _lint(document, datasources)]
 
 
 def _lint(document: dict[str, Any], datasources: dict[str, str]) -> list[str]:
@@ -134,8 +140,9 @@ def lint_directory(dashboards: Path, provisioning: Path) -> list[str]:
         if uid in uids:
             problems.append(f"{path.name}: uid {uid} also in {uids[uid]}")
         uids[uid] = path.name
-        problems.extend(f"{path.name}: {problem}"
-                        for problem in lint_dashboard(document, datasources))
+        problems.extend(
+            f"{path.name}: {problem}" for problem in lint_dashboard(document, datasources)
+        )
     if not uids:
         problems.append(f"no dashboards in {dashboards}")
     return problems

@@ -29,17 +29,24 @@ def guide(documents: dict[str, dict[str, Any]]) -> str:
         "",
     ]
     for name, document in documents.items():
-        lines += [f"## {document['title']} (`/d/{document['uid']}`, {name})", "",
-                  document["description"], ""]
-        variables = ", ".join(f"{variable['label']} (`${variable['name']}`)"
-                              for variable in document["templating"]["list"])
-        lines += [f"Variables: {variables}.", "",
-                  "| panel | shows | from |", "| --- | --- | --- |"]
+        lines += [
+            f"## {document['title']} (`/d/{document['uid']}`, {name})",
+            "",
+            document["description"],
+            "",
+        ]
+        variables = ", ".join(
+            f"{variable['label']} (`${variable['name']}`)"
+            for variable in document["templating"]["list"]
+        )
+        lines += [f"Variables: {variables}.", "", "| panel | shows | from |", "| --- | --- | --- |"]
         for panel in _panels(document):
             repeat = f", one per `${panel['repeat']}`" if panel.get("repeat") else ""
             title = panel["title"].replace("|", "\\|")
             description = panel["description"].replace("|", "\\|")
-            lines.append(f"| {title} | {VISUALIZATIONS[panel['type']]}{repeat}: "
-                         f"{description} | {_source(panel)} |")
+            lines.append(
+                f"| {title} | {VISUALIZATIONS[panel['type']]}{repeat}: "
+                f"{description} | {_source(panel)} |"
+            )
         lines.append("")
     return "\n".join(lines)

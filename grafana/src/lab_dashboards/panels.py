@@ -5,9 +5,9 @@ always one measured series and its label says which."""
 from collections.abc import Mapping
 
 from grafana_foundation_sdk.builders import barchart, bargauge, table, timeseries, xychart
-from grafana_foundation_sdk.builders.xychart import XychartFieldConfigPointSize
 from grafana_foundation_sdk.builders.common import ReduceDataOptions, VizLegendOptions
 from grafana_foundation_sdk.builders.prometheus import Dataquery as PrometheusQuery
+from grafana_foundation_sdk.builders.xychart import XychartFieldConfigPointSize
 from grafana_foundation_sdk.models.common import (
     BarGaugeDisplayMode,
     LegendDisplayMode,
@@ -27,6 +27,9 @@ from lab_dashboards.influxql import Column, InfluxQuery, Select, last
 from lab_dashboards.schema import MODE_SUMMARY, SERIES_TAG, TIME_PARTS
 
 FULL, HALF, THIRD = 24, 12, 8
+TIMES = "\u00d7"
+"""The multiplication sign, for ratios ("3x as long")."""
+RATIO_UNIT = f"suffix:{TIMES}"
 
 
 def transformation(kind: str, options: Mapping[str, object]) -> DataTransformerConfig:
@@ -37,11 +40,14 @@ def columns_in_order(first: tuple[str, ...], columns: tuple[Column, ...]) -> Dat
     """Drop the time column and fix the order: the InfluxDB backend emits tag columns in
     no stable order."""
     names = [*first, *(column.name for column in columns)]
-    return transformation("organize", {
-        "excludeByName": {"Time": True},
-        "indexByName": {name: index for index, name in enumerate(names)},
-        "renameByName": {},
-    })
+    return transformation(
+        "organize",
+        {
+            "excludeByName": {"Time": True},
+            "indexByName": {name: index for index, name in enumerate(names)},
+            "renameByName": {},
+        },
+    )
 
 
 def sorted_by(field: str) -> DataTransformerConfig:
@@ -49,13 +55,26 @@ def sorted_by(field: str) -> DataTransformerConfig:
 
 
 def legend(*, show: bool = True) -> VizLegendOptions:
-    return (VizLegendOptions().show_legend(show).display_mode(LegendDisplayMode.LIST)
-            .placement(LegendPlacement.BOTTOM).calcs([]))
+    return (
+        VizLegendOptions()
+        .show_legend(show)
+        .display_mode(LegendDisplayMode.LIST)
+        .placement(LegendPlacement.BOTTOM)
+        .calcs([])
+    )
 
 
-def series_bars(title: str, description: str, columns: tuple[Column, ...],
-                where: tuple[str, ...], unit: str, *, stacked: bool = False,
-                height: int = 10, width: int = HALF) -> barchart.Panel:
+def series_bars(
+    title: str,
+    description: str,
+    columns: tuple[Column, ...],
+    where: tuple[str, ...],
+    unit: str,
+    *,
+    stacked: bool = False,
+    height: int = 10,
+    width: int = HALF,
+) -> barchart.Panel:
     """Horizontal bars, one group per series of the run, one bar per column."""
     select = Select(columns, MODE_SUMMARY, where, (SERIES_TAG,))
     return (
@@ -77,10 +96,18 @@ def series_bars(title: str, description: str, columns: tuple[Column, ...],
     )
 
 
-def series_table(title: str, description: str, columns: tuple[Column, ...],
-                 where: tuple[str, ...], units: Mapping[str, str], *,
-                 group_by: tuple[str, ...] = (SERIES_TAG,), measurement: str = MODE_SUMMARY,
-                 height: int = 10, width: int = FULL) -> table.Panel:
+def series_table(
+    title: str,
+    description: str,
+    columns: tuple[Column, ...],
+    where: tuple[str, ...],
+    units: Mapping[str, str],
+    *,
+    group_by: tuple[str, ...] = (SERIES_TAG,),
+    measurement: str = MODE_SUMMARY,
+    height: int = 10,
+    width: int = FULL,
+) -> table.Panel:
     """One row per series (and whatever else ``group_by`` names), a column per figure."""
     select = Select(columns, measurement, where, group_by)
     panel = (
@@ -100,9 +127,19 @@ def series_table(title: str, description: str, columns: tuple[Column, ...],
     return panel
 
 
-def xy_points(title: str, description: str, select: Select, *, x_unit: str, y_unit: str,
-              partition_by: tuple[str, ...] = (), lines: tuple[str, ...] = (),
-              log_x: bool = False, height: int = 10, width: int = HALF) -> xychart.Panel:
+def xy_points(
+    title: str,
+    description: str,
+    select: Select,
+    *,
+    x_unit: str,
+    y_unit: str,
+    partition_by: tuple[str, ...] = (),
+    lines: tuple[str, ...] = (),
+    log_x: bool = False,
+    height: int = 10,
+    width: int = HALF,
+) -> xychart.Panel:
     """A scatter of the select's first column (x) against the others (y). Without
     ``partition_by`` the query is one frame (one series); with it, the single table frame
     is split into one frame per value of those columns, each its own series. Columns in
@@ -125,20 +162,35 @@ def xy_points(title: str, description: str, select: Select, *, x_unit: str, y_un
         .override_by_name(x_name, [DynamicConfigValue(id_val="unit", value=x_unit)])
     )
     if partition_by:
-        panel.with_transformation(transformation(
-            "partitionByValues", {"fields": list(partition_by), "keepFields": False}))
+        panel.with_transformation(
+            transformation("partitionByValues", {"fields": list(partition_by), "keepFields": False})
+        )
     if log_x:
-        panel.override_by_name(x_name, [DynamicConfigValue(
-            id_val="custom.scaleDistribution", value={"type": "log", "log": 2})])
+        panel.override_by_name(
+            x_name,
+            [
+                DynamicConfigValue(
+                    id_val="custom.scaleDistribution", value={"type": "log", "log": 2}
+                )
+            ],
+        )
     for name in lines:
-        panel.override_by_regexp(f"^{name}.*", [
-            DynamicConfigValue(id_val="custom.show", value=XYShowMode.LINES.value)])
+        panel.override_by_regexp(
+            f"^{name}.*", [DynamicConfigValue(id_val="custom.show", value=XYShowMode.LINES.value)]
+        )
     return panel
 
 
-def influx_timeseries(title: str, description: str, select: Select, unit: str, *,
-                      alias: str = "$tag_series", height: int = 10,
-                      width: int = FULL) -> timeseries.Panel:
+def influx_timeseries(
+    title: str,
+    description: str,
+    select: Select,
+    unit: str,
+    *,
+    alias: str = "$tag_series",
+    height: int = 10,
+    width: int = FULL,
+) -> timeseries.Panel:
     """Points over time, one line per series (the alias names it)."""
     return (
         timeseries.Panel()
@@ -156,9 +208,15 @@ def influx_timeseries(title: str, description: str, select: Select, unit: str, *
     )
 
 
-def prometheus_timeseries(title: str, description: str, expressions: Mapping[str, str],
-                          unit: str, *, height: int = 9, width: int = HALF
-                          ) -> timeseries.Panel:
+def prometheus_timeseries(
+    title: str,
+    description: str,
+    expressions: Mapping[str, str],
+    unit: str,
+    *,
+    height: int = 9,
+    width: int = HALF,
+) -> timeseries.Panel:
     """``expressions``: PromQL -> legend format."""
     panel = (
         timeseries.Panel()
@@ -171,21 +229,41 @@ def prometheus_timeseries(title: str, description: str, expressions: Mapping[str
         .span(width)
     )
     for index, (expression, legend_format) in enumerate(expressions.items()):
-        panel.with_target(PrometheusQuery().ref_id(chr(ord("A") + index)).datasource(PROMETHEUS)
-                          .expr(expression).legend_format(legend_format).range())
+        panel.with_target(
+            PrometheusQuery()
+            .ref_id(chr(ord("A") + index))
+            .datasource(PROMETHEUS)
+            .expr(expression)
+            .legend_format(legend_format)
+            .range()
+        )
     return panel
 
 
-def prometheus_bars(title: str, description: str, expression: str, legend_format: str,
-                    unit: str, *, height: int = 10, width: int = HALF) -> bargauge.Panel:
+def prometheus_bars(
+    title: str,
+    description: str,
+    expression: str,
+    legend_format: str,
+    unit: str,
+    *,
+    height: int = 10,
+    width: int = HALF,
+) -> bargauge.Panel:
     """The latest value of every series of an instant query, one bar each."""
     return (
         bargauge.Panel()
         .title(title)
         .description(description)
         .datasource(PROMETHEUS)
-        .with_target(PrometheusQuery().ref_id("A").datasource(PROMETHEUS).expr(expression)
-                     .legend_format(legend_format).instant())
+        .with_target(
+            PrometheusQuery()
+            .ref_id("A")
+            .datasource(PROMETHEUS)
+            .expr(expression)
+            .legend_format(legend_format)
+            .instant()
+        )
         .display_mode(BarGaugeDisplayMode.BASIC)
         .orientation(VizOrientation.HORIZONTAL)
         .reduce_options(ReduceDataOptions().values(False).calcs(["lastNotNull"]).limit(200))
@@ -201,12 +279,22 @@ TIME_SPLIT_DESCRIPTION = (
     "working, and any delay the engine added beyond the RTT), client (the client library "
     "between an answer and its next send, before the first packet and after the last) and "
     "TCP stalls (a segment TCP held until an ACK came: Nagle behind a delayed ACK, a full "
-    "window). Medians of each part: their sum is close to, not exactly, the p50.")
+    "window). Medians of each part: their sum is close to, not exactly, the p50."
+)
 
 
-def time_split_bars(title: str, where: tuple[str, ...], *, height: int = 12,
-                    width: int = FULL) -> barchart.Panel:
+def time_split_bars(
+    title: str, where: tuple[str, ...], *, height: int = 12, width: int = FULL
+) -> barchart.Panel:
     """Stacked bars of the time split's parts, one bar per series."""
     columns = tuple(last(f"time_{part}_p50_ms", part) for part in TIME_PARTS)
-    return series_bars(title, TIME_SPLIT_DESCRIPTION, columns, where, "ms", stacked=True,
-                       height=height, width=width)
+    return series_bars(
+        title,
+        TIME_SPLIT_DESCRIPTION,
+        columns,
+        where,
+        "ms",
+        stacked=True,
+        height=height,
+        width=width,
+    )

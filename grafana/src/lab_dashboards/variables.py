@@ -25,74 +25,90 @@ def _tag_values(tag: str, where: tuple[str, ...], measurement: str) -> str:
     return query
 
 
-def choice(name: str, label: str, tag: str, where: tuple[str, ...] = (), *,
-           description: str, newest_first: bool = False, default: str | None = None,
-           measurement: str = MODE_SUMMARY) -> QueryVariable:
-    """One value at a time (a profile, a run)."""
-    variable = (
+def _tag_variable(
+    name: str,
+    label: str,
+    tag: str,
+    where: tuple[str, ...],
+    description: str,
+    measurement: str,
+    sort: VariableSort,
+) -> QueryVariable:
+    """A variable listing one tag's values, refreshed with the time range."""
+    return (
         QueryVariable(name)
         .label(label)
         .description(description)
         .datasource(INFLUXDB)
         .query(_tag_values(tag, where, measurement))
         .refresh(VariableRefresh.ON_TIME_RANGE_CHANGED)
-        .sort(VariableSort.ALPHABETICAL_DESC if newest_first else VariableSort.ALPHABETICAL_ASC)
-        .multi(False)
-        .include_all(False)
+        .sort(sort)
         .allow_custom_value(False)
     )
+
+
+def choice(
+    name: str,
+    label: str,
+    tag: str,
+    where: tuple[str, ...] = (),
+    *,
+    description: str,
+    newest_first: bool = False,
+    default: str | None = None,
+    measurement: str = MODE_SUMMARY,
+) -> QueryVariable:
+    """One value at a time (a profile, a run)."""
+    order = VariableSort.ALPHABETICAL_DESC if newest_first else VariableSort.ALPHABETICAL_ASC
+    variable = _tag_variable(name, label, tag, where, description, measurement, order)
+    variable.multi(False).include_all(False)
     if default is not None:
         variable.current(VariableOption(selected=True, text=default, value=default))
     return variable
 
 
-def narrowing(name: str, label: str, tag: str, where: tuple[str, ...] = (), *,
-              description: str, measurement: str = MODE_SUMMARY) -> QueryVariable:
-    """Any number of values, all by default."""
-    return (
-        QueryVariable(name)
-        .label(label)
-        .description(description)
-        .datasource(INFLUXDB)
-        .query(_tag_values(tag, where, measurement))
-        .refresh(VariableRefresh.ON_TIME_RANGE_CHANGED)
-        .sort(VariableSort.NATURAL_ASC)
-        .multi(True)
-        .include_all(True)
-        .all_value(ALL_VALUE)
-        .allow_custom_value(False)
-        .current(VariableOption(selected=True, text=["All"], value=[ALL]))
+def narrowing(
+    name: str,
+    label: str,
+    tag: str,
+    where: tuple[str, ...] = (),
+    *,
+    description: str,
+    measurement: str = MODE_SUMMARY,
+    custom_all: bool = True,
+) -> QueryVariable:
+    """Any number of values, all by default. ``custom_all`` puts All in as ``.*`` (one
+    regex); without it All is every value, which is what a repeated panel needs: each
+    of its copies gets one real value."""
+    variable = _tag_variable(
+        name, label, tag, where, description, measurement, VariableSort.NATURAL_ASC
     )
-
-
-def repeated(name: str, label: str, tag: str, where: tuple[str, ...], *,
-             description: str) -> QueryVariable:
-    """Any number of values, all by default, each its own panel: no custom All value, so
-    a repeated panel gets one real value."""
-    return (
-        QueryVariable(name)
-        .label(label)
-        .description(description)
-        .datasource(INFLUXDB)
-        .query(_tag_values(tag, where, MODE_SUMMARY))
-        .refresh(VariableRefresh.ON_TIME_RANGE_CHANGED)
-        .sort(VariableSort.NATURAL_ASC)
-        .multi(True)
-        .include_all(True)
-        .allow_custom_value(False)
-        .current(VariableOption(selected=True, text=["All"], value=[ALL]))
-    )
+    variable.multi(True).include_all(True)
+    if custom_all:
+        variable.all_value(ALL_VALUE)
+    return variable.current(VariableOption(selected=True, text=["All"], value=[ALL]))
 
 
 def profile(default: str = "regional") -> QueryVariable:
-    return choice("profile", "Profile", "profile", default=default,
-                  description="netem latency profile the runs were measured under")
+    return choice(
+        "profile",
+        "Profile",
+        "profile",
+        default=default,
+        description="netem latency profile the runs were measured under",
+    )
 
 
 def run(where: tuple[str, ...] = (matches("profile", "profile"),)) -> QueryVariable:
-    return choice("run_id", "Run", "run_id", where, newest_first=True,
-                  description="bench-runner run (one profile of one `bench-runner run`); "
-                              "generated run ids sort newest first")
+    return choice(
+        "run_id",
+        "Run",
+        "run_id",
+        where,
+        newest_first=True,
+        description="bench-runner run (one profile of one `bench-runner run`); "
+        "generated run ids sort newest first",
+    )
 
 
 RUN_SCOPE: tuple[str, ...] = (matches("profile", "profile"), matches("run_id", "run_id"))
@@ -100,18 +116,24 @@ RUN_SCOPE: tuple[str, ...] = (matches("profile", "profile"), matches("run_id", "
 
 
 def transport(where: tuple[str, ...] = RUN_SCOPE) -> QueryVariable:
-    return narrowing("transport", "Transport", "transport", where,
-                     description="ssh, https, netconf or tunnel")
+    return narrowing(
+        "transport", "Transport", "transport", where, description="ssh, https, netconf or tunnel"
+    )
 
 
-def client(where: tuple[str, ...] = (*RUN_SCOPE, matches("transport", "transport"))
-           ) -> QueryVariable:
-    return narrowing("client", "Client library", "client", where,
-                     description="the library that did the mode; floor clients: asyncssh, "
-                                 "httpx, python-ssl")
+def client(
+    where: tuple[str, ...] = (*RUN_SCOPE, matches("transport", "transport")),
+) -> QueryVariable:
+    return narrowing(
+        "client",
+        "Client library",
+        "client",
+        where,
+        description="the library that did the mode; floor clients: asyncssh, httpx, python-ssl",
+    )
 
 
-def mode(where: tuple[str, ...] = (*RUN_SCOPE, matches("transport", "transport"))
-         ) -> QueryVariable:
-    return narrowing("mode", "Mode", "mode", where,
-                     description="what one iteration does (bench-runner modes)")
+def mode(where: tuple[str, ...] = (*RUN_SCOPE, matches("transport", "transport"))) -> QueryVariable:
+    return narrowing(
+        "mode", "Mode", "mode", where, description="what one iteration does (bench-runner modes)"
+    )

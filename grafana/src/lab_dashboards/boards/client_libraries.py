@@ -7,67 +7,125 @@ from grafana_foundation_sdk.builders.dashboard import Row
 from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render
 from lab_dashboards.influxql import last, matches
-from lab_dashboards.panels import FULL, series_bars, series_table, time_split_bars
+from lab_dashboards.panels import (
+    FULL,
+    RATIO_UNIT,
+    TIMES,
+    series_bars,
+    series_table,
+    time_split_bars,
+)
 from lab_dashboards.schema import PHASES
 
 UID = "client-libraries"
-SCOPE = (*variables.RUN_SCOPE, matches("transport", "transport"), matches("mode", "mode"),
-         matches("client", "client"))
+SCOPE = (
+    *variables.RUN_SCOPE,
+    matches("transport", "transport"),
+    matches("mode", "mode"),
+    matches("client", "client"),
+)
 
 
 def build() -> dict[str, Any]:
     board = (
-        dashboard(UID, "Client libraries",
-                  "The same mode with asyncssh, paramiko, OpenSSH, netmiko, scrapli, httpx, "
-                  "requests, ncclient and scrapli-netconf: what the library costs on top of "
-                  "the transport. Runs with `--clients all` (the smoke and nightly plans).")
+        dashboard(
+            UID,
+            "Client libraries",
+            "The same mode with asyncssh, paramiko, OpenSSH, netmiko, scrapli, httpx, "
+            "requests, ncclient and scrapli-netconf: what the library costs on top of "
+            "the transport. Runs with `--clients all` (the smoke and nightly plans).",
+        )
         .with_variable(variables.profile())
         .with_variable(variables.run())
         .with_variable(variables.transport())
         .with_variable(variables.mode())
-        .with_variable(variables.client(
-            (*variables.RUN_SCOPE, matches("transport", "transport"), matches("mode", "mode"))))
+        .with_variable(
+            variables.client(
+                (*variables.RUN_SCOPE, matches("transport", "transport"), matches("mode", "mode"))
+            )
+        )
         .with_row(Row("What the library costs"))
-        .with_panel(series_bars(
-            "How long does the same mode take with each library? (p50 and p95, ms)",
-            "Every series of the run: mode · client version · parameters, sorted so that "
-            "the libraries of one mode stand together.",
-            (last("p50_ms", "p50"), last("p95_ms", "p95")), SCOPE, "ms", height=14))
-        .with_panel(series_bars(
-            "How many times the floor client's p50? (same mode and parameters)",
-            "p50 of the series over the p50 of the same mode and parameters with its floor "
-            "client (asyncssh, httpx or python-ssl) in the same run: 1 is the floor, 3 "
-            "means the library takes three times as long. Empty when the run did not "
-            "measure the floor client.",
-            (last("p50_vs_floor", "× floor"),), SCOPE, "suffix:×", height=14))
+        .with_panel(
+            series_bars(
+                "How long does the same mode take with each library? (p50 and p95, ms)",
+                "Every series of the run: mode · client version · parameters, sorted so that "
+                "the libraries of one mode stand together.",
+                (last("p50_ms", "p50"), last("p95_ms", "p95")),
+                SCOPE,
+                "ms",
+                height=14,
+            )
+        )
+        .with_panel(
+            series_bars(
+                "How many times the floor client's p50? (same mode and parameters)",
+                "p50 of the series over the p50 of the same mode and parameters with its floor "
+                "client (asyncssh, httpx or python-ssl) in the same run: 1 is the floor, 3 "
+                "means the library takes three times as long. Empty when the run did not "
+                "measure the floor client.",
+                (last("p50_vs_floor", f"{TIMES} floor"),),
+                SCOPE,
+                RATIO_UNIT,
+                height=14,
+            )
+        )
         .with_row(Row("Why"))
-        .with_panel(series_bars(
-            "How many round trips does each library pay?",
-            "Counted on the wire (p50) against what the client is expected to pay and the "
-            "protocol minimum: a library above the minimum waits for the device more often "
-            "than it must.",
-            (last("wire_round_trips_p50", "counted on the wire"),
-             last("expected_round_trips", "expected"),
-             last("min_round_trips", "protocol minimum")), SCOPE, "none", height=14))
-        .with_panel(time_split_bars(
-            "Is it the network, the device, the library or TCP? (p50 per part, ms)", SCOPE,
-            height=14, width=12))
-        .with_panel(series_bars(
-            "Which protocol steps does each library spend on? (p50 per phase, ms)",
-            "The phases each library exposes (`connect` is a library's whole connection "
-            "setup where it cannot be split).",
-            tuple(last(f"phase_{name}_p50_ms", name) for name in PHASES), SCOPE, "ms",
-            stacked=True, height=14))
-        .with_panel(series_table(
-            "Libraries, versions and figures",
-            "One row per series; the version is the installed distribution's (OpenSSH: "
-            "`ssh -V`).",
-            (last("p50_ms", "p50"), last("p95_ms", "p95"), last("p50_vs_floor", "× floor"),
-             last("n", "n"), last("errors", "errors"),
-             last("wire_round_trips_p50", "round trips"),
-             last("wire_packets_out_p50", "packets out"),
-             last("wire_packets_in_p50", "packets in")),
-            SCOPE, {"p50": "ms", "p95": "ms"}, group_by=("series", "client", "client_version"),
-            width=FULL))
+        .with_panel(
+            series_bars(
+                "How many round trips does each library pay?",
+                "Counted on the wire (p50) against what the client is expected to pay and the "
+                "protocol minimum: a library above the minimum waits for the device more often "
+                "than it must.",
+                (
+                    last("wire_round_trips_p50", "counted on the wire"),
+                    last("expected_round_trips", "expected"),
+                    last("min_round_trips", "protocol minimum"),
+                ),
+                SCOPE,
+                "none",
+                height=14,
+            )
+        )
+        .with_panel(
+            time_split_bars(
+                "Is it the network, the device, the library or TCP? (p50 per part, ms)",
+                SCOPE,
+                height=14,
+                width=12,
+            )
+        )
+        .with_panel(
+            series_bars(
+                "Which protocol steps does each library spend on? (p50 per phase, ms)",
+                "The phases each library exposes (`connect` is a library's whole connection "
+                "setup where it cannot be split).",
+                tuple(last(f"phase_{name}_p50_ms", name) for name in PHASES),
+                SCOPE,
+                "ms",
+                stacked=True,
+                height=14,
+            )
+        )
+        .with_panel(
+            series_table(
+                "Libraries, versions and figures",
+                "One row per series; the version is the installed distribution's (OpenSSH: "
+                "`ssh -V`).",
+                (
+                    last("p50_ms", "p50"),
+                    last("p95_ms", "p95"),
+                    last("p50_vs_floor", f"{TIMES} floor"),
+                    last("n", "n"),
+                    last("errors", "errors"),
+                    last("wire_round_trips_p50", "round trips"),
+                    last("wire_packets_out_p50", "packets out"),
+                    last("wire_packets_in_p50", "packets in"),
+                ),
+                SCOPE,
+                {"p50": "ms", "p95": "ms"},
+                group_by=("series", "client", "client_version"),
+                width=FULL,
+            )
+        )
     )
     return render(board)

@@ -9,6 +9,7 @@ from lab_dashboards.board import dashboard, render
 from lab_dashboards.influxql import Select, last, matches, raw
 from lab_dashboards.panels import (
     FULL,
+    RATIO_UNIT,
     prometheus_bars,
     series_bars,
     series_table,
@@ -23,80 +24,153 @@ SCOPE = (*variables.RUN_SCOPE, matches("transport", "transport"), matches("clien
 
 def build() -> dict[str, Any]:
     board = (
-        dashboard(UID, "Transport comparison",
-                  "One run of the lab: what each transport, mode and client library costs "
-                  "under the run's latency profile, and why.")
+        dashboard(
+            UID,
+            "Transport comparison",
+            "One run of the lab: what each transport, mode and client library costs "
+            "under the run's latency profile, and why.",
+        )
         .with_variable(variables.profile())
         .with_variable(variables.run())
         .with_variable(variables.transport())
         .with_variable(variables.client())
         .with_row(Row("What each series costs"))
-        .with_panel(series_bars(
-            "How long does one iteration take? (p50 and p95, ms)",
-            "Wall time of one iteration (every command of the run, connection setup where "
-            "the mode makes one), median and 95th percentile over the measured iterations. "
-            "One group per series: mode · client version · parameters.",
-            (last("p50_ms", "p50"), last("p95_ms", "p95")), SCOPE, "ms"))
-        .with_panel(series_bars(
-            "How many times faster than the run's baseline?",
-            "Baseline p50 / series p50 (results.json `baseline`: the plan's baseline mode, "
-            "ssh/pty-fresh by default, the way Netmiko and Ansible work): 3 means three "
-            "times faster. Empty when the run did not measure the baseline.",
-            (last("speedup_vs_baseline", "speedup"),), SCOPE, "suffix:×"))
-        .with_panel(series_table(
-            "Every figure of the run",
-            "Statistics over the measured iterations (warm-up discarded), the RTT the "
-            "profile sets and the RTT the runner verified on the mode's port just before "
-            "measuring. n counts successful iterations, errors the failed ones.",
-            (last("p50_ms", "p50"), last("p95_ms", "p95"), last("p99_ms", "p99"),
-             last("mean_ms", "mean"), last("stddev_ms", "stddev"), last("min_ms", "min"),
-             last("max_ms", "max"), last("n", "n"), last("errors", "errors"),
-             last("configured_rtt_ms", "configured RTT"),
-             last("verified_rtt_ms", "verified RTT")),
-            SCOPE, {name: "ms" for name in ("p50", "p95", "p99", "mean", "stddev", "min",
-                                            "max", "configured RTT", "verified RTT")}
-            | {"n": "none", "errors": "none"}))
+        .with_panel(
+            series_bars(
+                "How long does one iteration take? (p50 and p95, ms)",
+                "Wall time of one iteration (every command of the run, connection setup where "
+                "the mode makes one), median and 95th percentile over the measured iterations. "
+                "One group per series: mode · client version · parameters.",
+                (last("p50_ms", "p50"), last("p95_ms", "p95")),
+                SCOPE,
+                "ms",
+            )
+        )
+        .with_panel(
+            series_bars(
+                "How many times faster than the run's baseline?",
+                "Baseline p50 / series p50 (results.json `baseline`: the plan's baseline mode, "
+                "ssh/pty-fresh by default, the way Netmiko and Ansible work): 3 means three "
+                "times faster. Empty when the run did not measure the baseline.",
+                (last("speedup_vs_baseline", "speedup"),),
+                SCOPE,
+                RATIO_UNIT,
+            )
+        )
+        .with_panel(
+            series_table(
+                "Every figure of the run",
+                "Statistics over the measured iterations (warm-up discarded), the RTT the "
+                "profile sets and the RTT the runner verified on the mode's port just before "
+                "measuring. n counts successful iterations, errors the failed ones.",
+                (
+                    last("p50_ms", "p50"),
+                    last("p95_ms", "p95"),
+                    last("p99_ms", "p99"),
+                    last("mean_ms", "mean"),
+                    last("stddev_ms", "stddev"),
+                    last("min_ms", "min"),
+                    last("max_ms", "max"),
+                    last("n", "n"),
+                    last("errors", "errors"),
+                    last("configured_rtt_ms", "configured RTT"),
+                    last("verified_rtt_ms", "verified RTT"),
+                ),
+                SCOPE,
+                {
+                    name: "ms"
+                    for name in (
+                        "p50",
+                        "p95",
+                        "p99",
+                        "mean",
+                        "stddev",
+                        "min",
+                        "max",
+                        "configured RTT",
+                        "verified RTT",
+                    )
+                }
+                | {"n": "none", "errors": "none"},
+            )
+        )
         .with_row(Row("Why: round trips, phases, the wire"))
-        .with_panel(series_bars(
-            "How many round trips does each series pay?",
-            "Per iteration: round trips counted on the wire (p50; a connect, or a change "
-            "from client-to-device data to device-to-client data), the round trips the "
-            "client is expected to pay, and the protocol minimum any client must pay.",
-            (last("wire_round_trips_p50", "counted on the wire"),
-             last("expected_round_trips", "expected"),
-             last("min_round_trips", "protocol minimum")), SCOPE, "none"))
-        .with_panel(prometheus_bars(
-            "How many round trips of the verified RTT is each p50?",
-            "p50 / verified RTT (recording rule transport_bench:mode_p50_round_trips:ratio "
-            "from the Pushgateway series): close to the counted round trips where the "
-            "latency is all the cost. Only under added delay: empty at local.",
-            'last_over_time(transport_bench:mode_p50_round_trips:ratio{profile="$profile", '
-            'run_id="$run_id", transport=~"$transport", client=~"$client"}[1y])',
-            "{{mode}} · {{client}} {{client_version}} {{framing}} {{reply_bytes}} "
-            "{{bulk_size}}", "suffix: RTT"))
-        .with_panel(time_split_bars(
-            "Where does an iteration's time go? (network, device, client, TCP stalls; "
-            "p50, ms)", SCOPE))
-        .with_panel(series_bars(
-            "Which protocol steps take the time? (p50 per phase, ms)",
-            "Median of each phase the client lets the runner see (SCHEMA.md lists them and "
-            "which clients record which). The rest of the wall time is the client's own "
-            "work between phases. OpenSSH, requests and the tunnel modes record none.",
-            tuple(last(f"phase_{name}_p50_ms", name) for name in PHASES), SCOPE, "ms",
-            stacked=True, width=FULL, height=12))
-        .with_panel(series_table(
-            "What does each series put on the wire per iteration? (p50)",
-            "Counted by the runner's packet capture on the mode's ports, for every client. "
-            "Packets as the socket sees them (a bulk aggregate is one), segments as on the "
-            "wire, TCP payload bytes.",
-            tuple(last(f"wire_{field}_p50", field) for field in WIRE_FIELDS), SCOPE,
-            {field: "decbytes" for field in WIRE_FIELDS if "bytes" in field}))
-        .with_panel(xy_points(
-            "Is any iteration an outlier? (wall time of every iteration, ms)",
-            "Each measured iteration in run order; a line per series. Failed iterations "
-            "are points too (their wall time until the failure).",
-            Select((raw("iteration", "iteration"), raw("wall_ms", "wall time")), ITERATION,
-                   SCOPE, (SERIES_TAG,)),
-            x_unit="none", y_unit="ms", partition_by=(SERIES_TAG,), width=FULL, height=12))
+        .with_panel(
+            series_bars(
+                "How many round trips does each series pay?",
+                "Per iteration: round trips counted on the wire (p50; a connect, or a change "
+                "from client-to-device data to device-to-client data), the round trips the "
+                "client is expected to pay, and the protocol minimum any client must pay.",
+                (
+                    last("wire_round_trips_p50", "counted on the wire"),
+                    last("expected_round_trips", "expected"),
+                    last("min_round_trips", "protocol minimum"),
+                ),
+                SCOPE,
+                "none",
+            )
+        )
+        .with_panel(
+            prometheus_bars(
+                "How many round trips of the verified RTT is each p50?",
+                "p50 / verified RTT (recording rule transport_bench:mode_p50_round_trips:ratio "
+                "from the Pushgateway series): close to the counted round trips where the "
+                "latency is all the cost. Only under added delay: empty at local.",
+                'last_over_time(transport_bench:mode_p50_round_trips:ratio{profile="$profile", '
+                'run_id="$run_id", transport=~"$transport", client=~"$client"}[1y])',
+                "{{mode}} · {{client}} {{client_version}} {{framing}} {{reply_bytes}} "
+                "{{bulk_size}}",
+                "suffix: RTT",
+            )
+        )
+        .with_panel(
+            time_split_bars(
+                "Where does an iteration's time go? (network, device, client, TCP stalls; p50, ms)",
+                SCOPE,
+            )
+        )
+        .with_panel(
+            series_bars(
+                "Which protocol steps take the time? (p50 per phase, ms)",
+                "Median of each phase the client lets the runner see (SCHEMA.md lists them and "
+                "which clients record which). The rest of the wall time is the client's own "
+                "work between phases. OpenSSH, requests and the tunnel modes record none.",
+                tuple(last(f"phase_{name}_p50_ms", name) for name in PHASES),
+                SCOPE,
+                "ms",
+                stacked=True,
+                width=FULL,
+                height=12,
+            )
+        )
+        .with_panel(
+            series_table(
+                "What does each series put on the wire per iteration? (p50)",
+                "Counted by the runner's packet capture on the mode's ports, for every client. "
+                "Packets as the socket sees them (a bulk aggregate is one), segments as on the "
+                "wire, TCP payload bytes.",
+                tuple(last(f"wire_{field}_p50", field) for field in WIRE_FIELDS),
+                SCOPE,
+                {field: "decbytes" for field in WIRE_FIELDS if "bytes" in field},
+            )
+        )
+        .with_panel(
+            xy_points(
+                "Is any iteration an outlier? (wall time of every iteration, ms)",
+                "Each measured iteration in run order; a line per series. Failed iterations "
+                "are points too (their wall time until the failure).",
+                Select(
+                    (raw("iteration", "iteration"), raw("wall_ms", "wall time")),
+                    ITERATION,
+                    SCOPE,
+                    (SERIES_TAG,),
+                ),
+                x_unit="none",
+                y_unit="ms",
+                partition_by=(SERIES_TAG,),
+                width=FULL,
+                height=12,
+            )
+        )
     )
     return render(board)

@@ -18,41 +18,77 @@ REQUEST = (*variables.RUN_SCOPE, "\"mode\" = 'tunnel/request'", matches("client"
 
 def build() -> dict[str, Any]:
     board = (
-        dashboard(UID, "Tunnels",
-                  "Downloads through an SSH local forward (`ssh -L`: asyncssh, OpenSSH, "
-                  "paramiko) against the same payload straight over HTTPS, and the latency "
-                  "of a small request through a kept forward.")
+        dashboard(
+            UID,
+            "Tunnels",
+            "Downloads through an SSH local forward (`ssh -L`: asyncssh, OpenSSH, "
+            "paramiko) against the same payload straight over HTTPS, and the latency "
+            "of a small request through a kept forward.",
+        )
         .with_variable(variables.profile())
         .with_variable(variables.run())
         .with_variable(variables.client(BULK))
-        .with_variable(variables.narrowing(
-            "bulk_size", "Payload", "bulk_size", BULK,
-            description="download size: 10M, 100M or 1G (MiB, GiB)"))
+        .with_variable(
+            variables.narrowing(
+                "bulk_size",
+                "Payload",
+                "bulk_size",
+                BULK,
+                description="download size: 10M, 100M or 1G (MiB, GiB)",
+            )
+        )
         .with_row(Row("Bulk transfer"))
-        .with_panel(series_bars(
-            "How fast does a download go through the tunnel, against direct HTTPS? (MB/s)",
-            "Payload size over the p50 wall time of one download (10^6 bytes per second). "
-            "tunnel/bulk: a new connection through the kept forward per download; "
-            "https/bulk: the same bytes on a kept HTTPS connection, no tunnel.",
-            (last("throughput_mb_s", "throughput"),), SCOPE, "MBs", height=12))
-        .with_panel(series_bars(
-            "How long does one download take? (p50 and p95)",
-            "Wall time of one download, from the request (and the channel open, through a "
-            "tunnel) to the last byte.",
-            (last("p50_ms", "p50"), last("p95_ms", "p95")), SCOPE, "ms", height=12))
+        .with_panel(
+            series_bars(
+                "How fast does a download go through the tunnel, against direct HTTPS? (MB/s)",
+                "Payload size over the p50 wall time of one download (10^6 bytes per second). "
+                "tunnel/bulk: a new connection through the kept forward per download; "
+                "https/bulk: the same bytes on a kept HTTPS connection, no tunnel.",
+                (last("throughput_mb_s", "throughput"),),
+                SCOPE,
+                "MBs",
+                height=12,
+            )
+        )
+        .with_panel(
+            series_bars(
+                "How long does one download take? (p50 and p95)",
+                "Wall time of one download, from the request (and the channel open, through a "
+                "tunnel) to the last byte.",
+                (last("p50_ms", "p50"), last("p95_ms", "p95")),
+                SCOPE,
+                "ms",
+                height=12,
+            )
+        )
         .with_row(Row("Small requests"))
-        .with_panel(series_bars(
-            "How long does a request through a kept forward take? (p50 and p95, ms)",
-            "tunnel/request: one small GET per command through the forward kept across "
-            "iterations; compare with https/keep-alive on the Transport comparison "
-            "dashboard.",
-            (last("p50_ms", "p50"), last("p95_ms", "p95")), REQUEST, "ms"))
-        .with_panel(series_table(
-            "Bulk series of the run",
-            "Per download: its size, p50, throughput, and what crossed the wire.",
-            (last("transfer_bytes", "payload"), last("p50_ms", "p50"),
-             last("throughput_mb_s", "throughput"), last("wire_segments_in_p50", "segments in"),
-             last("wire_round_trips_p50", "round trips"), last("n", "n")),
-            SCOPE, {"payload": "bytes", "p50": "ms", "throughput": "MBs"}, width=12))
+        .with_panel(
+            series_bars(
+                "How long does a request through a kept forward take? (p50 and p95, ms)",
+                "tunnel/request: one small GET per command through the forward kept across "
+                "iterations; compare with https/keep-alive on the Transport comparison "
+                "dashboard.",
+                (last("p50_ms", "p50"), last("p95_ms", "p95")),
+                REQUEST,
+                "ms",
+            )
+        )
+        .with_panel(
+            series_table(
+                "Bulk series of the run",
+                "Per download: its size, p50, throughput, and what crossed the wire.",
+                (
+                    last("transfer_bytes", "payload"),
+                    last("p50_ms", "p50"),
+                    last("throughput_mb_s", "throughput"),
+                    last("wire_segments_in_p50", "segments in"),
+                    last("wire_round_trips_p50", "round trips"),
+                    last("n", "n"),
+                ),
+                SCOPE,
+                {"payload": "bytes", "p50": "ms", "throughput": "MBs"},
+                width=12,
+            )
+        )
     )
     return render(board)
