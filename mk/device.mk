@@ -1,8 +1,5 @@
-# Device emulator targets (included by the root Makefile).
-#   make test-device   real-client integration tests against freshly built device containers
-#   make fuzz-short    every Go fuzz target for FUZZ_SHORT_TIME each (part of `make test`)
-#   make fuzz          every Go fuzz target for FUZZ_TIME each
-#   make bench-device  load figures of the device (SSH sessions, connections/s, HTTPS, NETCONF)
+# Device emulator targets, included by the root Makefile (`make help` lists them).
+##@ Device emulator
 
 DEVICE_TEST_IMAGE ?= transport-lab/device:dev
 DEVICE_CLIENTS_IMAGE ?= transport-lab/device-clients:dev
@@ -21,17 +18,26 @@ DEVICE_FUZZ_TARGETS := ./internal/engine:FuzzExecute ./internal/netconf/framing:
 	./internal/netconf/rpc:FuzzParseRPC ./internal/netconf/server:FuzzSession ./internal/restconf:FuzzDecodeJSON
 DEVICE_GO_RUN = docker run --rm -v "$(CURDIR)/emulator:/src" -w /src \
 	-v transport-lab-gomod:/go/pkg/mod -v transport-lab-gocache:/root/.cache/go-build $(GO_IMAGE)
+# The whole repository, read-only: cmd/device's tests read the shipped transcripts at its root.
+DEVICE_GO_RO = docker run --rm -v "$(CURDIR):/src:ro" -w /src/emulator -e GOFLAGS=-buildvcs=false \
+	-v transport-lab-gomod:/go/pkg/mod -v transport-lab-gocache:/root/.cache/go-build $(GO_IMAGE)
+# -race needs cgo, which the Go image has (gcc). GO_TEST_FLAGS="-race -count=20" hunts flakes.
+GO_TEST_FLAGS ?= -race -count=1
 
-.PHONY: test-go test-device fuzz-short fuzz bench-device device-images
+.PHONY: lint-go test-go test-device fuzz-short fuzz bench-device device-images
 
-test-go: ## Go tests of the device emulator (in the Go image)
-	docker run --rm -v "$(CURDIR):/src:ro" -w /src/emulator -e GOFLAGS=-buildvcs=false \
-	  -v transport-lab-gomod:/go/pkg/mod -v transport-lab-gocache:/root/.cache/go-build \
-	  $(GO_IMAGE) go test -count=1 ./...
+# staticcheck's version is pinned once, by the tool directive in emulator/go.mod.
+lint-go: ## gofmt -l (must list nothing), go vet and staticcheck on the device emulator (in the Go image)
+	$(DEVICE_GO_RO) sh -c 'set -e; unformatted=$$(gofmt -l .); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt -l: not formatted:"; echo "$$unformatted"; exit 1; fi; \
+	  go vet ./...; go tool staticcheck ./...'
+
+test-go: ## Go tests of the device emulator, race detector on (in the Go image; GO_TEST_FLAGS)
+	$(DEVICE_GO_RO) go test $(GO_TEST_FLAGS) ./...
 
 device-images: ## Build the device image and the real-client test image
 	docker build -q -f emulator/Dockerfile -t $(DEVICE_TEST_IMAGE) . >/dev/null
-	docker build -q -t $(DEVICE_CLIENTS_IMAGE) tests/device >/dev/null
+	docker build -q -f tests/device/Dockerfile -t $(DEVICE_CLIENTS_IMAGE) . >/dev/null
 
 test-device: device-images ## Device integration tests with real clients (own docker network, cleaned up)
 	DEVICE_TEST_IMAGE=$(DEVICE_TEST_IMAGE) DEVICE_CLIENTS_IMAGE=$(DEVICE_CLIENTS_IMAGE) DEVICE_TEST_SUBNET=$(DEVICE_TEST_SUBNET) \

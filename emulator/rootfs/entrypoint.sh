@@ -29,8 +29,9 @@ log() { echo "device entrypoint: $*" >&2; }
     die "DEVICE_PLATFORM '$DEVICE_PLATFORM' is not supported (cisco_iosxe, arista_eos)"
 [[ "$DEVICE_NETCONF_BASE" == 1.0 || "$DEVICE_NETCONF_BASE" == 1.1 ]] ||
     die "DEVICE_NETCONF_BASE must be 1.0 or 1.1 (got '$DEVICE_NETCONF_BASE')"
-[[ "$DEVICE_COMMAND_DELAY_MS" =~ ^[0-9]{1,5}$ ]] && (( 10#$DEVICE_COMMAND_DELAY_MS <= 60000 )) ||
+if ! [[ "$DEVICE_COMMAND_DELAY_MS" =~ ^[0-9]{1,5}$ ]] || (( 10#$DEVICE_COMMAND_DELAY_MS > 60000 )); then
     die "DEVICE_COMMAND_DELAY_MS must be 0..60000 (got '$DEVICE_COMMAND_DELAY_MS')"
+fi
 
 # Secrets are created once per volume, never shipped in the image.
 generate_host_keys() {

@@ -19,86 +19,99 @@ import (
 	"transportlab/emulator/internal/configdb"
 	"transportlab/emulator/internal/events"
 	"transportlab/emulator/internal/metrics"
-	"transportlab/emulator/internal/netconf/datastore"
+	"transportlab/emulator/internal/netconf/subsystem"
 	"transportlab/emulator/internal/restconf"
 	"transportlab/emulator/internal/settings"
 	"transportlab/emulator/internal/tunnel"
 	"transportlab/emulator/internal/version"
 )
 
+// serveOptions are the daemon's flags: where it listens and what it reads.
+type serveOptions struct {
+	settingsPath string
+	apiSocket    string
+	// apiGroup may connect to the API socket (nginx workers' group).
+	apiGroup    string
+	metricsAddr string
+	tunnelAddr  string
+	sources     metrics.Sources
+	log         *slog.Logger
+}
+
 // runServe runs the device daemon until SIGTERM/SIGINT or a server fails.
 func runServe(args []string) int {
 	flags := flag.NewFlagSet("device serve", flag.ContinueOnError)
-	settingsPath := flags.String("settings", settings.DefaultPath, "device settings file")
-	apiSocket := flags.String("api-socket", "/run/device/api.sock", "unix socket for the HTTP API (nginx proxies to it)")
-	apiGroup := flags.String("api-socket-group", "", "group allowed to connect to the API socket (nginx workers' group)")
-	metricsAddr := flags.String("metrics-listen", ":9100", "address for /metrics, /healthz and /version")
-	nginxStatus := flags.String("nginx-status-socket", "/run/device/nginx-status.sock", "unix socket of nginx stub_status")
-	cgroupRoot := flags.String("cgroup-root", "/sys/fs/cgroup", "cgroup filesystem of the container")
-	tunnelAddr := flags.String("tunnel-listen", "127.0.0.1:8080", "tunnel target HTTP server (loopback: reachable through ssh -L only)")
+	var o serveOptions
+	flags.StringVar(&o.settingsPath, "settings", settings.DefaultPath, "device settings file")
+	flags.StringVar(&o.apiSocket, "api-socket", "/run/device/api.sock", "unix socket for the HTTP API (nginx proxies to it)")
+	flags.StringVar(&o.apiGroup, "api-socket-group", "", "group allowed to connect to the API socket (nginx workers' group)")
+	flags.StringVar(&o.metricsAddr, "metrics-listen", ":9100", "address for /metrics, /healthz and /version")
+	flags.StringVar(&o.sources.NginxStatusSocket, "nginx-status-socket", "/run/device/nginx-status.sock", "unix socket of nginx stub_status")
+	flags.StringVar(&o.sources.CgroupRoot, "cgroup-root", "/sys/fs/cgroup", "cgroup filesystem of the container")
+	flags.StringVar(&o.tunnelAddr, "tunnel-listen", "127.0.0.1:8080", "tunnel target HTTP server (loopback: reachable through ssh -L only)")
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("component", "device")
-	if err := serve(*settingsPath, *apiSocket, *apiGroup, *metricsAddr, *tunnelAddr, metrics.Sources{
-		CgroupRoot: *cgroupRoot, NginxStatusSocket: *nginxStatus,
-	}, log); err != nil {
-		log.Error("device serve stopped", "err", err)
+	o.log = slog.New(slog.NewTextHandler(os.Stderr, nil)).With("component", "device")
+	if err := serve(o); err != nil {
+		o.log.Error("device serve stopped", "err", err)
 		return 1
 	}
 	return 0
 }
 
-func serve(settingsPath, apiSocket, apiGroup, metricsAddr, tunnelAddr string, sources metrics.Sources, log *slog.Logger) error {
+func serve(o serveOptions) error {
 	creds := api.Credentials{Username: os.Getenv("DEVICE_USERNAME"), Password: os.Getenv("DEVICE_PASSWORD")}
 	if creds.Username == "" || creds.Password == "" {
 		return errors.New("DEVICE_USERNAME and DEVICE_PASSWORD must be set")
 	}
-	s, err := settings.Load(settingsPath)
+	s, err := settings.Load(o.settingsPath)
 	if err != nil {
 		return err
 	}
 	// One configuration store for every transport: the NETCONF running
 	// datastore (also RESTCONF's), seen as CLI lines by the command engine
 	// of the HTTPS API here and of SSH shells through the config socket.
-	store := datastore.New(initialConfig(s.Hostname, s.Platform))
-	config := configdb.New(store, s.Hostname)
-	for _, line := range initialCLIConfig(s.Platform) {
-		if err := config.Apply(line[0], line[1]); err != nil {
-			return fmt.Errorf("initial configuration: %w", err)
-		}
+	config, err := configdb.Seeded(s.Platform, s.Hostname)
+	if err != nil {
+		return err
 	}
+	store := config.Datastore()
 	e, err := newEngine(s, config)
 	if err != nil {
 		return err
 	}
 	info := metrics.ProbeVersions(version.Version, s.Platform, s.Hostname)
-	m := metrics.New(sources, info)
+	m := metrics.New(o.sources, info)
 
 	eventListener, err := events.Listen(s.EventsSocket)
 	if err != nil {
 		return fmt.Errorf("event socket: %w", err)
 	}
 	defer eventListener.Close()
-	apiListener, err := listenAPISocket(apiSocket, apiGroup)
+	// Root and nginx's group only: the SSH user must not reach the API
+	// around nginx.
+	apiListener, err := listenUnix(o.apiSocket, 0o660, o.apiGroup)
 	if err != nil {
 		return fmt.Errorf("API socket: %w", err)
 	}
-	netconfListener, err := listenShared(s.NetconfSocket)
+	// Every local user: the SSH account reaches the NETCONF subsystem and
+	// configuration mode anyway.
+	netconfListener, err := listenUnix(s.NetconfSocket, 0o666, "")
 	if err != nil {
 		return fmt.Errorf("NETCONF socket: %w", err)
 	}
 	defer netconfListener.Close()
-	configListener, err := listenShared(s.ConfigSocket)
+	configListener, err := listenUnix(s.ConfigSocket, 0o666, "")
 	if err != nil {
 		return fmt.Errorf("config socket: %w", err)
 	}
 	defer configListener.Close()
-	metricsListener, err := net.Listen("tcp", metricsAddr)
+	metricsListener, err := net.Listen("tcp", o.metricsAddr)
 	if err != nil {
 		return fmt.Errorf("metrics listener: %w", err)
 	}
-	tunnelListener, err := net.Listen("tcp", tunnelAddr)
+	tunnelListener, err := net.Listen("tcp", o.tunnelAddr)
 	if err != nil {
 		return fmt.Errorf("tunnel target listener: %w", err)
 	}
@@ -112,19 +125,19 @@ func serve(settingsPath, apiSocket, apiGroup, metricsAddr, tunnelAddr string, so
 	failed := make(chan error, 6)
 	go func() { failed <- configdb.Serve(configListener, config) }()
 	go func() { failed <- tunnelServer.Serve(tunnelListener) }()
-	go func() { failed <- newNetconfServer(store, s, m, log).Serve(netconfListener) }()
+	go func() { failed <- subsystem.NewServer(store, s.NetconfBase == "1.1", m, o.log).Serve(netconfListener) }()
 	go func() { failed <- apiServer.Serve(apiListener) }()
 	go func() { failed <- metricsServer.Serve(metricsListener) }()
 	go func() { failed <- eventListener.Serve(sshEventHandler(m), m.MalformedEvent) }()
-	log.Info("device ready", "hostname", s.Hostname, "platform", s.Platform, "version", version.Version,
-		"api_socket", apiSocket, "netconf_socket", s.NetconfSocket, "config_socket", s.ConfigSocket, "netconf_base", s.NetconfBase, "metrics", metricsAddr, "tunnel_target", tunnelAddr)
+	o.log.Info("device ready", "hostname", s.Hostname, "platform", s.Platform, "version", version.Version,
+		"api_socket", o.apiSocket, "netconf_socket", s.NetconfSocket, "config_socket", s.ConfigSocket, "netconf_base", s.NetconfBase, "metrics", o.metricsAddr, "tunnel_target", o.tunnelAddr)
 
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	var result error
 	select {
 	case sig := <-stop:
-		log.Info("shutting down", "signal", sig.String())
+		o.log.Info("shutting down", "signal", sig.String())
 	case result = <-failed:
 		if result == nil {
 			result = errors.New("a server stopped unexpectedly")
@@ -158,9 +171,9 @@ func sshEventHandler(m *metrics.Metrics) func(events.Event) {
 	}
 }
 
-// listenAPISocket creates the API socket, readable and writable by root
-// and group only: the SSH user must not reach the API around nginx.
-func listenAPISocket(path, group string) (net.Listener, error) {
+// listenUnix creates a unix socket with mode perm, in group when one is
+// named, replacing one left by an earlier daemon.
+func listenUnix(path string, perm os.FileMode, group string) (net.Listener, error) {
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
@@ -168,25 +181,26 @@ func listenAPISocket(path, group string) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	gid := -1
-	if group != "" {
-		g, err := user.LookupGroup(group)
-		if err != nil {
-			ln.Close()
-			return nil, err
-		}
-		if gid, err = strconv.Atoi(g.Gid); err != nil {
-			ln.Close()
-			return nil, err
-		}
-	}
-	if err := os.Chown(path, -1, gid); err != nil {
-		ln.Close()
-		return nil, err
-	}
-	if err := os.Chmod(path, 0o660); err != nil {
+	if err := setOwnership(path, perm, group); err != nil {
 		ln.Close()
 		return nil, err
 	}
 	return ln, nil
+}
+
+func setOwnership(path string, perm os.FileMode, group string) error {
+	if group != "" {
+		g, err := user.LookupGroup(group)
+		if err != nil {
+			return err
+		}
+		gid, err := strconv.Atoi(g.Gid)
+		if err != nil {
+			return err
+		}
+		if err := os.Chown(path, -1, gid); err != nil {
+			return err
+		}
+	}
+	return os.Chmod(path, perm)
 }

@@ -61,22 +61,35 @@ func writeText(w http.ResponseWriter, code int, body string) {
 // counted records the status code of every answered request per route.
 func (s *Server) counted(route string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		sw := &statusWriter{ResponseWriter: w, record: func(code int) { s.recorder.APIRequest(route, code) }}
 		next.ServeHTTP(sw, r)
-		s.recorder.APIRequest(route, sw.code)
+		sw.commit(http.StatusOK) // a handler that wrote nothing answered 200
 	})
 }
 
-// statusWriter remembers the status code written through it.
+// statusWriter records the status code when the handler commits to it,
+// before any of the response can reach the client: a client that has seen
+// a response finds it counted, even a download still streaming.
 type statusWriter struct {
 	http.ResponseWriter
-	code        int
-	wroteHeader bool
+	record    func(code int)
+	committed bool
+}
+
+func (w *statusWriter) commit(code int) {
+	if !w.committed {
+		w.committed = true
+		w.record(code)
+	}
 }
 
 func (w *statusWriter) WriteHeader(code int) {
-	if !w.wroteHeader {
-		w.code, w.wroteHeader = code, true
-	}
+	w.commit(code)
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write without WriteHeader answers 200, as net/http does.
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.commit(http.StatusOK)
+	return w.ResponseWriter.Write(b)
 }

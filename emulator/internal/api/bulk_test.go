@@ -49,6 +49,27 @@ func TestBulkSendsExactlyTheSize(t *testing.T) {
 	}
 }
 
+// A download is counted before its first byte leaves: a scrape while it
+// streams, or right after it ends, includes it.
+func TestBulkCountedWhileStreaming(t *testing.T) {
+	srv, rec := newTestServer(t)
+	req, err := http.NewRequest("GET", srv.URL+"/bulk/1G", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth("labops", "s3cret")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.requests["bulk OK"] != 1 {
+		t.Fatalf("requests %v with the body still streaming", rec.requests)
+	}
+}
+
 func TestBulkAnnouncesEverySize(t *testing.T) {
 	srv, _ := newTestServer(t)
 	for name, size := range map[string]int64{"10M": 10 << 20, "100M": 100 << 20, "1G": 1 << 30} {

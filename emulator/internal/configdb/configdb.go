@@ -223,6 +223,8 @@ func entry(i iface) *xmltree.Node {
 func interfaceOf(n *xmltree.Node) *xmltree.Node { return n.Children[0] }
 
 // errLocked is the text shown when a NETCONF session holds the lock.
+//
+//lint:ignore ST1005 device wording, shown to the user after "% " (engine.ConfigStore.Apply)
 var errLocked = errors.New("Configuration is locked by a NETCONF session; try again later")
 
 func (s *Store) edit(config ...*xmltree.Node) error {

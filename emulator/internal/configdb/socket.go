@@ -89,6 +89,8 @@ func serveConn(conn net.Conn, store engine.ConfigStore) {
 }
 
 // ErrUnavailable is what a shell shows when the daemon does not answer.
+//
+//lint:ignore ST1005 device wording, shown to the user after "% " (engine.ConfigStore.Apply)
 var ErrUnavailable = errors.New("Configuration database is not available; try again later")
 
 // Client is an engine.ConfigStore served by the daemon over its socket.

@@ -15,36 +15,38 @@ import (
 type cgroupCollector struct {
 	root        string // usually /sys/fs/cgroup
 	cpu, memory *prometheus.Desc
-	readErrors  prometheus.Counter
+	errors      *collectErrors
 }
 
-func newCgroupCollector(root string, readErrors prometheus.Counter) *cgroupCollector {
+func newCgroupCollector(root string) *cgroupCollector {
 	return &cgroupCollector{
 		root: root,
 		cpu: prometheus.NewDesc("device_container_cpu_seconds_total",
 			"CPU time consumed by all processes of the device container (cgroup).", nil, nil),
 		memory: prometheus.NewDesc("device_container_memory_bytes",
 			"Memory charged to the device container (cgroup), page cache included.", nil, nil),
-		readErrors: readErrors,
+		errors: newCollectErrors("cgroup"),
 	}
 }
 
 func (c *cgroupCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.cpu
 	ch <- c.memory
+	ch <- c.errors.desc
 }
 
 func (c *cgroupCollector) Collect(ch chan<- prometheus.Metric) {
 	if seconds, ok := c.cpuSeconds(); ok {
 		ch <- prometheus.MustNewConstMetric(c.cpu, prometheus.CounterValue, seconds)
 	} else {
-		c.readErrors.Inc()
+		c.errors.failed()
 	}
 	if bytes, ok := c.memoryBytes(); ok {
 		ch <- prometheus.MustNewConstMetric(c.memory, prometheus.GaugeValue, bytes)
 	} else {
-		c.readErrors.Inc()
+		c.errors.failed()
 	}
+	ch <- c.errors.metric()
 }
 
 // cpuSeconds reads cgroup v2 cpu.stat usage_usec, falling back to the v1

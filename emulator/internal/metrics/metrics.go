@@ -33,7 +33,6 @@ type Metrics struct {
 	apiRequests   *prometheus.CounterVec
 	authFailures  *prometheus.CounterVec
 	badEvents     prometheus.Counter
-	readErrors    *prometheus.CounterVec
 }
 
 // New registers every device metric on a fresh registry.
@@ -57,9 +56,6 @@ func New(src Sources, info VersionInfo) *Metrics {
 		badEvents: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "device_events_malformed_total", Help: "Undecodable datagrams on the SSH event socket.",
 		}),
-		readErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "device_collect_errors_total", Help: "Failures reading a metrics source at scrape time.",
-		}, []string{"source"}),
 	}
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "device_build_info", Help: "Device emulator identity; always 1.",
@@ -69,9 +65,9 @@ func New(src Sources, info VersionInfo) *Metrics {
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.commands, m.commandErrors, m.apiRequests, m.authFailures, m.badEvents, m.readErrors, buildInfo,
-		newCgroupCollector(src.CgroupRoot, m.readErrors.WithLabelValues("cgroup")),
-		newSessionsCollector(m.ssh, m.netconf, newNginxStatusClient(src.NginxStatusSocket), m.readErrors.WithLabelValues("nginx")),
+		m.commands, m.commandErrors, m.apiRequests, m.authFailures, m.badEvents, buildInfo,
+		newCgroupCollector(src.CgroupRoot),
+		newSessionsCollector(m.ssh, m.netconf, newNginxStatusClient(src.NginxStatusSocket)),
 	)
 	for _, transport := range []string{TransportSSH, TransportHTTPS, TransportNETCONF} {
 		m.commands.WithLabelValues(transport) // export zeros before the first command

@@ -34,7 +34,7 @@ func TestCgroupV2AndV1(t *testing.T) {
 	v2 := t.TempDir()
 	writeFile(t, filepath.Join(v2, "cpu.stat"), "usage_usec 2500000\nuser_usec 1\n")
 	writeFile(t, filepath.Join(v2, "memory.current"), "1048576\n")
-	c := newCgroupCollector(v2, nil)
+	c := newCgroupCollector(v2)
 	if cpu, ok := c.cpuSeconds(); !ok || cpu != 2.5 {
 		t.Fatalf("v2 cpu %v %v", cpu, ok)
 	}
@@ -45,7 +45,7 @@ func TestCgroupV2AndV1(t *testing.T) {
 	v1 := t.TempDir()
 	writeFile(t, filepath.Join(v1, "cpu,cpuacct", "cpuacct.usage"), "3000000000\n")
 	writeFile(t, filepath.Join(v1, "memory", "memory.usage_in_bytes"), "2048\n")
-	c = newCgroupCollector(v1, nil)
+	c = newCgroupCollector(v1)
 	if cpu, ok := c.cpuSeconds(); !ok || cpu != 3 {
 		t.Fatalf("v1 cpu %v %v", cpu, ok)
 	}
@@ -85,12 +85,7 @@ func TestMetricsEndpoint(t *testing.T) {
 
 	srv := httptest.NewServer(m.Handler(info))
 	defer srv.Close()
-	resp, err := srv.Client().Get(srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	body := scrape(t, srv)
 	for _, want := range []string{
 		`device_commands_total{transport="ssh"} 1`,
 		`device_command_errors_total{kind="invalid_input",transport="https"} 1`,
@@ -100,19 +95,38 @@ func TestMetricsEndpoint(t *testing.T) {
 		`device_command_errors_total{kind="operation-not-supported",transport="netconf"} 1`,
 		`device_container_cpu_seconds_total 1`,
 		`device_container_memory_bytes 4096`,
+		`device_collect_errors_total{source="cgroup"} 0`,
 		`device_collect_errors_total{source="nginx"} 1`,
 	} {
-		if !strings.Contains(string(body), want) {
+		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q", want)
 		}
 	}
-	resp, err = srv.Client().Get(srv.URL + "/version")
+	// Every scrape shows the read errors of that scrape.
+	if body := scrape(t, srv); !strings.Contains(body, `device_collect_errors_total{source="nginx"} 2`) {
+		t.Errorf("second scrape lacks its nginx read error:\n%s", body)
+	}
+	resp, err := srv.Client().Get(srv.URL + "/version")
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ = io.ReadAll(resp.Body)
+	version, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(body), `"device_version": "test"`) {
-		t.Fatalf("version: %s", body)
+	if !strings.Contains(string(version), `"device_version": "test"`) {
+		t.Fatalf("version: %s", version)
 	}
+}
+
+func scrape(t *testing.T, srv *httptest.Server) string {
+	t.Helper()
+	resp, err := srv.Client().Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
 }

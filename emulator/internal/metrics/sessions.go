@@ -86,10 +86,10 @@ type sessionsCollector struct {
 	netconf      *counterPair
 	nginx        *nginxStatusClient
 	open, opened *prometheus.Desc
-	readErrors   prometheus.Counter
+	nginxErrors  *collectErrors
 }
 
-func newSessionsCollector(ssh *sshSessions, netconf *counterPair, nginx *nginxStatusClient, readErrors prometheus.Counter) *sessionsCollector {
+func newSessionsCollector(ssh *sshSessions, netconf *counterPair, nginx *nginxStatusClient) *sessionsCollector {
 	return &sessionsCollector{
 		ssh:     ssh,
 		netconf: netconf,
@@ -98,13 +98,14 @@ func newSessionsCollector(ssh *sshSessions, netconf *counterPair, nginx *nginxSt
 			"Open management sessions (SSH: shell sessions; NETCONF: subsystem sessions; HTTPS: client connections to nginx).", []string{"transport"}, nil),
 		opened: prometheus.NewDesc("device_sessions_total",
 			"Management sessions opened since start.", []string{"transport"}, nil),
-		readErrors: readErrors,
+		nginxErrors: newCollectErrors("nginx"),
 	}
 }
 
 func (c *sessionsCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.open
 	ch <- c.opened
+	ch <- c.nginxErrors.desc
 }
 
 func (c *sessionsCollector) Collect(ch chan<- prometheus.Metric) {
@@ -116,9 +117,10 @@ func (c *sessionsCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, opened, TransportNETCONF)
 	status, err := c.nginx.fetch()
 	if err != nil {
-		c.readErrors.Inc()
-		return
+		c.nginxErrors.failed()
+	} else {
+		ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, status.active, "https")
+		ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, status.accepted, "https")
 	}
-	ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, status.active, "https")
-	ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, status.accepted, "https")
+	ch <- c.nginxErrors.metric()
 }

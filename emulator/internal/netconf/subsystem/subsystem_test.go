@@ -1,4 +1,4 @@
-package main
+package subsystem
 
 import (
 	"io"
@@ -8,22 +8,25 @@ import (
 	"strings"
 	"testing"
 
+	"transportlab/emulator/internal/configdb"
 	"transportlab/emulator/internal/metrics"
-	"transportlab/emulator/internal/netconf/datastore"
 	"transportlab/emulator/internal/netconf/framing"
-	"transportlab/emulator/internal/settings"
 )
 
 // TestSubsystemRelay runs the daemon's NETCONF listener and the subsystem
 // relay as sshd would connect them, with pipes standing in for the channel.
 func TestSubsystemRelay(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "netconf.sock")
-	ln, err := listenShared(sock)
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, err := configdb.Seeded("cisco_iosxe", "edge-7")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := metrics.New(metrics.Sources{}, metrics.VersionInfo{})
-	srv := newNetconfServer(datastore.New(initialConfig("edge-7", "cisco_iosxe")), settings.Settings{NetconfBase: "1.0"}, m, slog.New(slog.DiscardHandler))
+	srv := NewServer(config.Datastore(), false, m, slog.New(slog.DiscardHandler))
 	go srv.Serve(ln)
 	defer ln.Close()
 
@@ -34,7 +37,7 @@ func TestSubsystemRelay(t *testing.T) {
 	stdin, clientW := io.Pipe()
 	clientR, stdout := io.Pipe()
 	relayDone := make(chan error, 1)
-	go func() { relayDone <- relay(conn.(*net.UnixConn), stdin, stdout); stdout.Close() }()
+	go func() { relayDone <- Relay(conn.(*net.UnixConn), stdin, stdout); stdout.Close() }()
 
 	dec := framing.NewDecoder(clientR, 1<<20)
 	hello, err := dec.ReadMessage()

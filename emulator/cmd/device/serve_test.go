@@ -1,0 +1,39 @@
+package main
+
+import (
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+func TestListenUnixReplacesAStaleSocketAndSetsAccess(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "api.sock")
+	if err := os.WriteFile(path, nil, 0o600); err != nil { // left by an earlier daemon
+		t.Fatal(err)
+	}
+	group, err := user.LookupGroupId(strconv.Itoa(os.Getgid()))
+	if err != nil {
+		t.Skipf("no name for this process's group: %v", err)
+	}
+	ln, err := listenUnix(path, 0o660, group.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode()&os.ModeSocket == 0 || info.Mode().Perm() != 0o660 {
+		t.Errorf("mode %v", info.Mode())
+	}
+	if gid := info.Sys().(*syscall.Stat_t).Gid; strconv.Itoa(int(gid)) != group.Gid {
+		t.Errorf("group %d, want %s", gid, group.Gid)
+	}
+	if _, err := listenUnix(filepath.Join(t.TempDir(), "x.sock"), 0o666, "no-such-group-here"); err == nil {
+		t.Error("unknown group accepted")
+	}
+}
