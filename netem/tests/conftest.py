@@ -1,7 +1,8 @@
-"""Shared fixtures. Integration tests need root, iptables-legacy with NFQUEUE and the nfq-delayer binary;
-without them they are skipped with the reason."""
-from __future__ import annotations
+"""Shared fixtures, and the `netns` marker's prerequisites: root, iptables-legacy with NFQUEUE, the
+nfq-delayer binary and network namespaces. Without them a `netns` test skips loudly; under CI=true
+it fails instead, since a check that cannot run must not pass."""
 
+import functools
 import os
 import shutil
 import subprocess
@@ -11,17 +12,23 @@ import pytest
 
 NETEM_DIR = Path(__file__).resolve().parent.parent
 PROFILES_FILE = NETEM_DIR / "profiles.yaml"
+CI = os.environ.get("CI") == "true"
 
 
 def delayer_path() -> str | None:
-    for candidate in (os.environ.get("NETEM_DELAYER"), shutil.which("nfq-delayer"),
-                      str(NETEM_DIR / "delayer" / "nfq-delayer")):
+    for candidate in (
+        os.environ.get("NETEM_DELAYER"),
+        shutil.which("nfq-delayer"),
+        str(NETEM_DIR / "delayer" / "nfq-delayer"),
+    ):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     return None
 
 
-def netns_skip_reason() -> str | None:
+@functools.cache
+def netns_problem() -> str | None:
+    """Why `netns` tests cannot run here, or None."""
     if os.geteuid() != 0:
         return "needs root (network namespaces, iptables)"
     if not shutil.which("iptables-legacy"):
@@ -31,8 +38,31 @@ def netns_skip_reason() -> str | None:
     probe = subprocess.run(["ip", "netns", "add", "tl-probe"], capture_output=True, text=True)
     subprocess.run(["ip", "netns", "del", "tl-probe"], capture_output=True)
     if probe.returncode != 0:
-        return f"cannot create network namespaces: {probe.stderr.strip()} (docker run needs --privileged)"
+        return (
+            f"cannot create network namespaces: {probe.stderr.strip()} "
+            "(docker run needs NET_ADMIN, SYS_ADMIN and seccomp=unconfined)"
+        )
     return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("netns") is None or (problem := netns_problem()) is None:
+        return
+    if CI:
+        pytest.fail(f"CI=true and this netns test cannot run: {problem}", pytrace=False)
+    pytest.skip(f"netns: {problem}")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if "netns" in r.keywords]
+    if skipped:
+        terminalreporter.write_line(
+            f"WARNING: {len(skipped)} netns tests SKIPPED ({netns_problem()}); "
+            "they fail under CI=true",
+            red=True,
+            bold=True,
+        )
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,4 @@
 """HTTP control API (port 8181). Handlers are sync: FastAPI runs them in a thread pool."""
-from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,12 +12,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from . import metrics
 from .clock import iso
 from .controller import Controller
-from .lease import Lease, LeaseError, Locked, NoSuchLease, NotAdmitted, RunLock
+from .lease import Lease, LeaseError, LockedError, NoSuchLeaseError, NotAdmittedError, RunLock
 from .profiles import Profile, ProfilesFileError, load_profiles
 
 LOCK_HEADER = "X-Netem-Lock"
 LockToken = Annotated[str | None, Header(alias=LOCK_HEADER)]
-TtlSeconds = Annotated[int, Field(ge=1, le=3600, description="seconds until the lease expires unless renewed")]
+TtlSeconds = Annotated[
+    int, Field(ge=1, le=3600, description="seconds until the lease expires unless renewed")
+]
 
 
 class LockRequest(BaseModel):
@@ -34,8 +35,12 @@ class RenewRequest(BaseModel):
     ttl_s: TtlSeconds | None = None  # default: the lease's ttl
 
 
-def create_app(controller: Controller, profiles_file: Path, lifespan: Callable[..., Any] | None = None,
-               run_lock: RunLock | None = None) -> FastAPI:
+def create_app(
+    controller: Controller,
+    profiles_file: Path,
+    lifespan: Callable[..., Any] | None = None,
+    run_lock: RunLock | None = None,
+) -> FastAPI:
     app = FastAPI(title="Transport Lab netem", lifespan=lifespan)
     lock = run_lock or RunLock()
 
@@ -49,7 +54,9 @@ def create_app(controller: Controller, profiles_file: Path, lifespan: Callable[.
         try:
             controller.apply(profile)
         except Exception as exc:
-            raise HTTPException(500, f"applying profile {profile.name} failed (impairment cleared): {exc}") from exc
+            raise HTTPException(
+                500, f"applying profile {profile.name} failed (impairment cleared): {exc}"
+            ) from exc
         return controller.status()
 
     def refused(status: int, exc: LeaseError) -> HTTPException:
@@ -63,7 +70,7 @@ def create_app(controller: Controller, profiles_file: Path, lifespan: Callable[.
         try:
             with lock.admit(token):
                 yield
-        except NotAdmitted as exc:
+        except NotAdmittedError as exc:
             raise refused(423, exc) from exc
 
     @app.get("/healthz")
@@ -114,27 +121,33 @@ def create_app(controller: Controller, profiles_file: Path, lifespan: Callable[.
     def take_lock(request: LockRequest) -> dict[str, Any]:
         try:
             return lease_body(lock.acquire(request.owner, request.ttl_s))
-        except Locked as exc:
+        except LockedError as exc:
             raise refused(409, exc) from exc
 
     @app.put("/lock/{token}")
     def renew_lock(token: str, request: RenewRequest | None = None) -> dict[str, Any]:
         try:
             return lease_body(lock.renew(token, request.ttl_s if request else None))
-        except NoSuchLease as exc:
+        except NoSuchLeaseError as exc:
             raise refused(404, exc) from exc
 
     @app.delete("/lock/{token}")
     def release_lock(token: str) -> dict[str, Any]:
         try:
             ended = lock.release(token)
-        except NoSuchLease as exc:
+        except NoSuchLeaseError as exc:
             raise refused(404, exc) from exc
-        return {"released": True, "owner": ended.lease.owner, "released_at": iso(ended.at),
-                "instance": controller.instance}
+        return {
+            "released": True,
+            "owner": ended.lease.owner,
+            "released_at": iso(ended.at),
+            "instance": controller.instance,
+        }
 
     @app.get("/metrics", response_class=PlainTextResponse)
     def get_metrics() -> PlainTextResponse:
-        return PlainTextResponse(metrics.render(controller, lock), media_type="text/plain; version=0.0.4")
+        return PlainTextResponse(
+            metrics.render(controller, lock), media_type="text/plain; version=0.0.4"
+        )
 
     return app

@@ -1,16 +1,15 @@
 """Wall-clock time, injectable: tests pass their own clock instead of sleeping."""
-from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 Clock = Callable[[], datetime]
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def iso(moment: datetime) -> str:
-    """ISO 8601 in UTC, always with microseconds (a fixed width, so the text sorts like the times)."""
-    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
+    """ISO 8601 in UTC, always with microseconds (fixed width: the text sorts like the times)."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")

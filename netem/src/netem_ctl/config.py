@@ -1,10 +1,10 @@
 """Settings from the environment (stdlib only)."""
-from __future__ import annotations
 
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 ENGINES = ("auto", "tc", "nfq")
 MULTIPORT_MAX_PORTS = 15  # iptables multiport limit
@@ -29,7 +29,7 @@ class Settings:
     watchdog_interval_s: float = 5.0
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> Self:
         defaults = cls()
         settings = cls(
             engine=env.get("NETEM_ENGINE", defaults.engine).strip().lower(),
@@ -42,16 +42,22 @@ class Settings:
             delayer_path=env.get("NETEM_DELAYER", defaults.delayer_path),
             run_dir=Path(env.get("NETEM_RUN_DIR", str(defaults.run_dir))),
             state_file=Path(env.get("NETEM_STATE_FILE", str(defaults.state_file))),
-            watchdog_interval_s=float(env.get("NETEM_WATCHDOG_INTERVAL_S", defaults.watchdog_interval_s)),
+            watchdog_interval_s=float(
+                env.get("NETEM_WATCHDOG_INTERVAL_S", defaults.watchdog_interval_s)
+            ),
         )
         settings.validate()
         return settings
 
     def validate(self) -> None:
         if self.engine not in ENGINES:
-            raise SettingsError(f"NETEM_ENGINE must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+            raise SettingsError(
+                f"NETEM_ENGINE must be one of {', '.join(ENGINES)}, got {self.engine!r}"
+            )
         if self.control_port in self.ports:
-            raise SettingsError(f"NETEM_PORTS must not contain the control port {self.control_port}")
+            raise SettingsError(
+                f"NETEM_PORTS must not contain the control port {self.control_port}"
+            )
         if self.watchdog_interval_s <= 0:
             raise SettingsError("NETEM_WATCHDOG_INTERVAL_S must be positive")
 
@@ -60,7 +66,9 @@ def parse_ports(text: str) -> tuple[int, ...]:
     try:
         ports = tuple(int(part) for part in text.split(",") if part.strip())
     except ValueError as exc:
-        raise SettingsError(f"NETEM_PORTS must be comma-separated port numbers, got {text!r}") from exc
+        raise SettingsError(
+            f"NETEM_PORTS must be comma-separated port numbers, got {text!r}"
+        ) from exc
     if not ports or len(ports) > MULTIPORT_MAX_PORTS:
         raise SettingsError(f"NETEM_PORTS needs 1 to {MULTIPORT_MAX_PORTS} ports, got {text!r}")
     if any(not 1 <= port <= 65535 for port in ports) or len(set(ports)) != len(ports):

@@ -1,5 +1,4 @@
 """Owns the active profile: applies it through the engine, reports it, and keeps it in place."""
-from __future__ import annotations
 
 import logging
 import secrets
@@ -23,12 +22,19 @@ MAX_FAILED_REPAIRS = 3
 
 
 class Controller:
-    """`link` watches the impaired interface; `state` keeps the last applied profile across restarts.
-    `instance` is new in every process, so a restarted sidecar is recognisable although its generation
-    starts again; every change of what is in effect is a new generation in `history`."""
+    """`link` watches the impaired interface; `state` keeps the last applied profile across
+    restarts. `instance` is new in every process, so a restarted sidecar is recognisable although
+    its generation starts again; every change of what is in effect is a new generation in
+    `history`."""
 
-    def __init__(self, engine: Engine, choice: EngineChoice, link: LinkMonitor | None = None,
-                 state: StateStore | None = None, clock: Clock = utc_now):
+    def __init__(
+        self,
+        engine: Engine,
+        choice: EngineChoice,
+        link: LinkMonitor | None = None,
+        state: StateStore | None = None,
+        clock: Clock = utc_now,
+    ):
         self.engine = engine
         self.choice = choice
         self.link = link
@@ -39,7 +45,9 @@ class Controller:
         self.profile: Profile | None = None
         self.applied_at: datetime | None = None
         self.repairs = 0
-        self._rules_seen_at: datetime | None = None  # by the last apply or watchdog round that found them
+        self._rules_seen_at: datetime | None = (
+            None  # by the last apply or watchdog round that found them
+        )
         self.ready = False  # true from the first successful apply on
         self._lock = threading.Lock()
 
@@ -48,14 +56,22 @@ class Controller:
 
     def _apply(self, profile: Profile, event: EventKind) -> None:
         with self._lock:
-            log.info("applying profile %s via %s: %s", profile.name, self.engine.name,
-                     profile.effective())
+            log.info(
+                "applying profile %s via %s: %s",
+                profile.name,
+                self.engine.name,
+                profile.effective(),
+            )
             try:
                 self.engine.apply(profile.impairment())
             except Exception:
-                # Recorded first: whatever clearing does, the previous profile is no longer in effect.
+                # Recorded first: whatever clearing does, the previous profile is no longer in
+                # effect.
                 failed = self.history.record("failed", profile.name)
-                log.exception("applying profile %s failed; clearing so nothing half-applied stays", profile.name)
+                log.exception(
+                    "applying profile %s failed; clearing so nothing half-applied stays",
+                    profile.name,
+                )
                 self.engine.clear()
                 self.profile, self.applied_at = CLEARED, failed.at
                 self._save(CLEARED)
@@ -105,24 +121,35 @@ class Controller:
                 return True
             link_problem = self.link.problem() if self.link else None
             if link_problem:
-                log.critical("WATCHDOG: %s: the device container restarted or lost its network; this sidecar "
-                             "is in a dead network namespace and impairs NOTHING. Exiting so the restart "
-                             "policy starts it in the device's new namespace, where it re-applies profile %s",
-                             link_problem, self.profile.name)
+                log.critical(
+                    "WATCHDOG: %s: the device container restarted or lost its network; this "
+                    "sidecar is in a dead network namespace and impairs NOTHING. Exiting so the "
+                    "restart policy starts it in the device's new namespace, where it re-applies "
+                    "profile %s",
+                    link_problem,
+                    self.profile.name,
+                )
                 return False
             impairment = self.profile.impairment()
             problems = self.engine.problems(impairment)
             if not problems:
                 self._rules_seen_at = self._clock()
                 return True
-            log.error("WATCHDOG: profile %s is not in place: %s; re-applying", self.profile.name, "; ".join(problems))
+            log.error(
+                "WATCHDOG: profile %s is not in place: %s; re-applying",
+                self.profile.name,
+                "; ".join(problems),
+            )
             self.repairs += 1
             for attempt in range(1, MAX_FAILED_REPAIRS + 1):
                 try:
                     self.engine.apply(impairment)
                     if not self.engine.problems(impairment):
-                        # A new generation: samples taken while the rules were missing are not the profile's.
-                        self.history.record("repaired", self.profile.name, since=self._rules_seen_at)
+                        # A new generation: samples taken while the rules were missing are not the
+                        # profile's.
+                        self.history.record(
+                            "repaired", self.profile.name, since=self._rules_seen_at
+                        )
                         log.warning("WATCHDOG: profile %s re-applied", self.profile.name)
                         return True
                 except Exception as exc:  # any failure counts as a failed attempt

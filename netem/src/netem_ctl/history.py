@@ -1,11 +1,10 @@
 """Generations: a number that changes whenever what is in effect may have changed.
 
-A benchmark sample is valid only while the profile it claims was in effect. A client reads `instance` and
-`generation` before and after measuring: any difference means that an apply, a clear, a watchdog repair (the
-rules were missing for a while) or a failure happened in between, or that netem restarted (a new instance,
-whose generation starts again at 0).
+A benchmark sample is valid only while the profile it claims was in effect. A client reads
+`instance` and `generation` before and after measuring: any difference means that an apply, a clear,
+a watchdog repair (the rules were missing for a while) or a failure happened in between, or that
+netem restarted (a new instance, whose generation starts again at 0).
 """
-from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
@@ -26,11 +25,16 @@ class Event:
     profile: str | None  # the profile concerned; None for "started"
     at: datetime
     since: datetime | None = None
-    """For a watchdog's `repaired` or `failed`: when the rules were last seen in place. What is measured
-    between `since` and `at` was not the profile's."""
+    """For a watchdog's `repaired` or `failed`: when the rules were last seen in place. What is
+    measured between `since` and `at` was not the profile's."""
 
     def as_dict(self) -> dict[str, Any]:
-        entry = {"generation": self.generation, "event": self.event, "profile": self.profile, "at": iso(self.at)}
+        entry = {
+            "generation": self.generation,
+            "event": self.event,
+            "profile": self.profile,
+            "at": iso(self.at),
+        }
         if self.since is not None:
             entry["since"] = iso(self.since)
         return entry
@@ -42,7 +46,9 @@ class History:
 
     def __init__(self, clock: Clock):
         self._clock = clock
-        self._events: deque[Event] = deque([Event(0, "started", None, clock())], maxlen=HISTORY_SIZE)
+        self._events: deque[Event] = deque(
+            [Event(0, "started", None, clock())], maxlen=HISTORY_SIZE
+        )
 
     @property
     def generation(self) -> int:

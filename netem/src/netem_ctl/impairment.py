@@ -1,5 +1,4 @@
 """What to do to packets, split into the two directions; stdlib only so the engines run anywhere."""
-from __future__ import annotations
 
 import math
 from dataclasses import dataclass
@@ -39,7 +38,9 @@ class Impairment:
 
     @property
     def is_neutral(self) -> bool:
-        return self.rtt_ms == 0 and self.jitter_ms == 0 and self.loss_pct == 0 and self.rate_mbit == 0
+        return (
+            self.rtt_ms == 0 and self.jitter_ms == 0 and self.loss_pct == 0 and self.rate_mbit == 0
+        )
 
     def toward_device(self) -> DirectionImpairment:
         return self._direction(self.split)
@@ -55,12 +56,13 @@ class Impairment:
             jitter_us=round(jitter_ms * 1000),
             loss_pct=self.loss_pct,
             rate_kbit=round(self.rate_mbit * 1000),
-            limit_packets=self.limit_packets or auto_limit_packets(self.rate_mbit, delay_ms + jitter_ms),
+            limit_packets=self.limit_packets
+            or auto_limit_packets(self.rate_mbit, delay_ms + jitter_ms),
         )
 
 
 def auto_limit_packets(rate_mbit: float, delay_ms: float) -> int:
-    """Twice the packets in flight at `rate_mbit` over `delay_ms` (serialisation backlog included)."""
+    """Twice the packets in flight at `rate_mbit` over `delay_ms` (serialisation backlog too)."""
     rate = rate_mbit or ASSUMED_LINE_RATE_MBIT
     in_flight = rate * 1e6 * delay_ms / 1000 / (8 * FRAME_BYTES)
     return max(MIN_LIMIT_PACKETS, math.ceil(2 * in_flight))

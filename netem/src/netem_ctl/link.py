@@ -5,7 +5,6 @@ When the device container restarts, Docker removes eth0 from that namespace and 
 container a fresh namespace: the sidecar keeps running in the old, empty one, its rules impairing
 nothing. The interface vanishing (or coming back with another index) is how that shows from inside.
 """
-from __future__ import annotations
 
 import socket
 

@@ -1,8 +1,7 @@
 """Profile model and the YAML profiles file (re-read on every request, so edits need no restart)."""
-from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -21,22 +20,34 @@ class Profile(BaseModel):
 
     name: str = Field("custom", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=64)
     rtt_ms: float = Field(ge=0, le=10_000)
-    split: float = Field(0.5, ge=0, le=1, description="fraction of RTT and jitter applied client->device")
-    jitter_ms: float = Field(0, ge=0, le=10_000, description="round-trip delay variation, uniform +-jitter_ms")
+    split: float = Field(
+        0.5, ge=0, le=1, description="fraction of RTT and jitter applied client->device"
+    )
+    jitter_ms: float = Field(
+        0, ge=0, le=10_000, description="round-trip delay variation, uniform +-jitter_ms"
+    )
     loss_pct: float = Field(0, ge=0, le=100, description="random loss per packet, each direction")
     rate_mbit: float = Field(0, ge=0, le=100_000, description="each direction; 0 = unlimited")
-    limit_packets: int | None = Field(None, ge=1, le=10_000_000, description="queue size; null = rate x delay")
+    limit_packets: int | None = Field(
+        None, ge=1, le=10_000_000, description="queue size; null = rate x delay"
+    )
     source: str = ""
 
     @model_validator(mode="after")
-    def jitter_within_rtt(self) -> Profile:
+    def jitter_within_rtt(self) -> Self:
         if self.jitter_ms > self.rtt_ms:
             raise ValueError("jitter_ms must not exceed rtt_ms (the delay cannot go negative)")
         return self
 
     def impairment(self) -> Impairment:
-        return Impairment(rtt_ms=self.rtt_ms, split=self.split, jitter_ms=self.jitter_ms, loss_pct=self.loss_pct,
-                          rate_mbit=self.rate_mbit, limit_packets=self.limit_packets)
+        return Impairment(
+            rtt_ms=self.rtt_ms,
+            split=self.split,
+            jitter_ms=self.jitter_ms,
+            loss_pct=self.loss_pct,
+            rate_mbit=self.rate_mbit,
+            limit_packets=self.limit_packets,
+        )
 
     def effective(self) -> dict[str, Any]:
         """The profile as applied: queue limits resolved, per-direction figures spelled out."""
@@ -59,7 +70,7 @@ class ProfilesFile(BaseModel):
     profiles: list[Profile]
 
     @model_validator(mode="after")
-    def unique_names(self) -> ProfilesFile:
+    def unique_names(self) -> Self:
         names = [profile.name for profile in self.profiles]
         duplicates = sorted({name for name in names if names.count(name) > 1})
         if duplicates:

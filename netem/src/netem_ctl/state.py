@@ -1,10 +1,9 @@
-"""The last applied profile, kept in a file so a restarted sidecar re-applies the lab's current profile.
+"""The last applied profile, in a file, so a restarted sidecar re-applies the lab's profile.
 
 The default path (/var/lib/netem/state.json) is in the container's own filesystem: it survives the
 restarts of `restart: unless-stopped` (same container) but not a re-created container, which starts
 from NETEM_PROFILE as configured.
 """
-from __future__ import annotations
 
 import json
 import logging

@@ -1,20 +1,21 @@
 """Scripted check, on the Docker host: a device restart must not leave the lab unimpaired.
 
-Starts a device-like container (TCP server on port 22), the netem image as its sidecar exactly as the
-lab runs it (--network container:<device>, NET_ADMIN, --restart unless-stopped, a state file in its
-own filesystem) and a client container, then:
-  1. takes the run lock and applies `continental` (70 ms) with its token, as a benchmark would (a change
-     without the token must be refused), and checks the RTT;
+Starts a device-like container (TCP server on port 22), the netem image as its sidecar exactly as
+the lab runs it (--network container:<device>, NET_ADMIN, --restart unless-stopped, a state file in
+its own filesystem) and a client container (device and client from the netem test image, which has
+the test bed's probes), then:
+  1. takes the run lock and applies `continental` (70 ms) with its token, as a benchmark would
+     (a change without the token must be refused), and checks the RTT;
   2. restarts the device container (new network namespace);
   3. requires the sidecar to exit non-zero with a CRITICAL log line, be restarted by Docker into the
      device's new namespace, re-apply `continental` (not its initial NETEM_PROFILE=regional) and the
-     RTT to be 70 ms again; and requires a runner to be able to tell: a new instance, whose history starts
-     with `started` and then the re-applied profile, and no run lock (the old token's renew is 404).
-     Prints how long the port was reachable without impairment.
+     RTT to be 70 ms again; and requires a runner to be able to tell: a new instance, whose history
+     starts with `started` and then the re-applied profile, and no run lock (the old token's renew
+     is 404). Prints how long the port was reachable without impairment.
 Only its own containers and network (198.19.250.0/24) are touched; everything is removed at the end.
 usage: python3 netem/tests/docker/device_restart_check.py [--image transport-lab/netem:dev]
+                                                          [--testbed-image IMAGE]
 """
-from __future__ import annotations
 
 import argparse
 import json
@@ -30,6 +31,7 @@ DEVICE, NETEM, CLIENT = "tl-nr-device", "tl-nr-netem", "tl-nr-client"
 INITIAL, APPLIED = ("regional", 30.0), ("continental", 70.0)
 TOLERANCE_MS = 3.0
 TIMEOUT_S = 60
+TESTBED = "/opt/netem/bench/testbed.py"  # in the test image
 
 HTTP = """
 import sys, urllib.error, urllib.request
@@ -37,8 +39,12 @@ method, url, body, token = sys.argv[1:5]
 headers = {"Content-Type": "application/json", **({"X-Netem-Lock": token} if token else {})}
 r = urllib.request.Request(url, data=body.encode() or None, method=method, headers=headers)
 try:
-    with urllib.request.urlopen(r, timeout=5) as resp: print(resp.status); print(resp.read().decode())
-except urllib.error.HTTPError as e: print(e.code); print(e.read().decode())
+    with urllib.request.urlopen(r, timeout=5) as resp:
+        print(resp.status)
+        print(resp.read().decode())
+except urllib.error.HTTPError as e:
+    print(e.code)
+    print(e.read().decode())
 """
 
 
@@ -50,8 +56,17 @@ def docker(*args: str, check: bool = True) -> str:
 
 
 def call(method: str, path: str, body: dict | None = None, token: str = "") -> tuple[int, dict]:
-    out = docker("exec", CLIENT, "python3", "-c", HTTP, method, f"http://{DEVICE_IP}:8181{path}",
-                 json.dumps(body) if body is not None else "", token)
+    out = docker(
+        "exec",
+        CLIENT,
+        "python3",
+        "-c",
+        HTTP,
+        method,
+        f"http://{DEVICE_IP}:8181{path}",
+        json.dumps(body) if body is not None else "",
+        token,
+    )
     status, _, text = out.partition("\n")
     return int(status), json.loads(text)
 
@@ -64,7 +79,17 @@ def api(method: str, path: str, body: dict | None = None, token: str = "") -> di
 
 
 def connect_rtt_ms(count: int = 10) -> float:
-    out = docker("exec", CLIENT, "python3", "-m", "netem_ctl.testbed", "probe", "connect", DEVICE_IP, "22", str(count))
+    out = docker(
+        "exec",
+        CLIENT,
+        "python3",
+        TESTBED,
+        "probe",
+        "connect",
+        DEVICE_IP,
+        "22",
+        str(count),
+    )
     return statistics.median(json.loads(out))
 
 
@@ -87,7 +112,9 @@ def wait_for(what: str, condition, timeout_s: float = TIMEOUT_S) -> float:
 def check_rtt(expected_ms: float) -> float:
     rtt = connect_rtt_ms()
     print(f"  connect RTT p50 {rtt:.2f} ms (profile {expected_ms:g} ms)")
-    assert expected_ms <= rtt <= expected_ms + TOLERANCE_MS, f"RTT {rtt:.2f} ms, expected {expected_ms:g} ms"
+    assert expected_ms <= rtt <= expected_ms + TOLERANCE_MS, (
+        f"RTT {rtt:.2f} ms, expected {expected_ms:g} ms"
+    )
     return rtt
 
 
@@ -97,20 +124,70 @@ def cleanup() -> None:
     docker("network", "rm", NETWORK, check=False)
 
 
-def run(image: str) -> dict:
+def run(image: str, testbed_image: str) -> dict:
     docker("network", "create", "--subnet", SUBNET, NETWORK)
-    docker("run", "-d", "--name", DEVICE, "--network", NETWORK, "--ip", DEVICE_IP, "--init",
-           "--sysctl", "net.ipv4.conf.all.rp_filter=0",  # as compose.yaml's device (nfq's detour)
-           "--entrypoint", "python3", image, "-m", "netem_ctl.testbed", "serve", "22")
-    docker("run", "-d", "--name", CLIENT, "--network", NETWORK, "--init", "--entrypoint", "sleep", image, "infinity")
-    docker("run", "-d", "--name", NETEM, "--network", f"container:{DEVICE}", "--cap-add", "NET_ADMIN",
-           "--cap-add", "SYS_NICE", "--restart", "unless-stopped", "-e", "NETEM_ENGINE=nfq",
-           "-e", f"NETEM_PROFILE={INITIAL[0]}", "-e", "NETEM_PORTS=22", "-e", "NETEM_WATCHDOG_INTERVAL_S=1", image)
+    docker(
+        "run",
+        "-d",
+        "--name",
+        DEVICE,
+        "--network",
+        NETWORK,
+        "--ip",
+        DEVICE_IP,
+        "--init",
+        "--sysctl",
+        "net.ipv4.conf.all.rp_filter=0",  # as compose.yaml's device (nfq's detour)
+        "--entrypoint",
+        "python3",
+        testbed_image,
+        TESTBED,
+        "serve",
+        "22",
+    )
+    docker(
+        "run",
+        "-d",
+        "--name",
+        CLIENT,
+        "--network",
+        NETWORK,
+        "--init",
+        "--entrypoint",
+        "sleep",
+        testbed_image,
+        "infinity",
+    )
+    docker(
+        "run",
+        "-d",
+        "--name",
+        NETEM,
+        "--network",
+        f"container:{DEVICE}",
+        "--cap-add",
+        "NET_ADMIN",
+        "--cap-add",
+        "SYS_NICE",
+        "--restart",
+        "unless-stopped",
+        "-e",
+        "NETEM_ENGINE=nfq",
+        "-e",
+        f"NETEM_PROFILE={INITIAL[0]}",
+        "-e",
+        "NETEM_PORTS=22",
+        "-e",
+        "NETEM_WATCHDOG_INTERVAL_S=1",
+        image,
+    )
     wait_for("netem healthy", lambda: api("GET", "/healthz")["ok"])
     first = api("GET", "/profile")["instance"]
     lease = api("POST", "/lock", {"owner": "device_restart_check", "ttl_s": 600})
     print(f"sidecar up with {INITIAL[0]} (instance {first}); run lock taken; applying {APPLIED[0]}")
-    assert call("PUT", f"/profile/{APPLIED[0]}")[0] == 423, "a change without the lock's token was accepted"
+    assert call("PUT", f"/profile/{APPLIED[0]}")[0] == 423, (
+        "a change without the lock's token was accepted"
+    )
     api("PUT", f"/profile/{APPLIED[0]}", token=lease["token"])
     before = check_rtt(APPLIED[1])
     device_pid = inspect(DEVICE, "{{.State.Pid}}")
@@ -123,7 +200,9 @@ def run(image: str) -> dict:
     wait_for("netem healthy again", lambda: api("GET", "/healthz")["ok"])
     recovered_s = time.monotonic() - restarted_at
     profile = api("GET", "/profile")
-    assert profile["profile"]["name"] == APPLIED[0], f"re-applied {profile['profile']['name']}, not {APPLIED[0]}"
+    assert profile["profile"]["name"] == APPLIED[0], (
+        f"re-applied {profile['profile']['name']}, not {APPLIED[0]}"
+    )
     assert "NFQUEUE" in profile["readback"]["iptables"]
     # What a runner checks: samples taken across a restart are void, and its lease is gone.
     assert profile["instance"] != first, f"instance {first} unchanged after the restart"
@@ -141,21 +220,28 @@ def run(image: str) -> dict:
     assert restarted, logs[-3000:]
     for line in (*critical, *restarted):
         print("  log:", line[:220])
-    result = {"profile": APPLIED[0], "rtt_before_ms": round(before, 2), "rtt_after_ms": round(after, 2),
-              "netem_restart_count": int(inspect(NETEM, "{{.RestartCount}}")),
-              "instances": [first, profile["instance"]],
-              "seconds_from_device_restart_to_reapplied": round(recovered_s, 1)}
+    result = {
+        "profile": APPLIED[0],
+        "rtt_before_ms": round(before, 2),
+        "rtt_after_ms": round(after, 2),
+        "netem_restart_count": int(inspect(NETEM, "{{.RestartCount}}")),
+        "instances": [first, profile["instance"]],
+        "seconds_from_device_restart_to_reapplied": round(recovered_s, 1),
+    }
     print("PASS", json.dumps(result))
     return result
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--image", default="transport-lab/netem:dev")
+    parser.add_argument("--image", default="transport-lab/netem:dev", help="the sidecar")
+    parser.add_argument(
+        "--testbed-image", default="transport-lab/netem-test:dev", help="device and client"
+    )
     args = parser.parse_args()
     cleanup()
     try:
-        run(args.image)
+        run(args.image, args.testbed_image)
     except AssertionError as exc:
         print(f"FAIL: {exc}", file=sys.stderr)
         print(docker("logs", "--tail", "40", NETEM, check=False), file=sys.stderr)

@@ -1,27 +1,19 @@
-from __future__ import annotations
-
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from netem_ctl.engines.nfq import NfqEngine
-from netem_ctl.testbed import DEVICE_INTERFACE, Testbed
+from testbed import DEVICE_INTERFACE, Testbed
 
-from ..conftest import delayer_path, netns_skip_reason
+from ..conftest import delayer_path
 
 BENCH_PORT = 22
 CONTROL_PORT = 8181
 
-_skip = netns_skip_reason()
-if _skip:
-    print(f"\nSKIPPING nfq integration tests: {_skip}")
-
 
 @pytest.fixture(scope="module")
 def bed() -> Iterator[Testbed]:
-    if _skip:
-        pytest.skip(_skip)
     with Testbed() as testbed:
         testbed.serve(BENCH_PORT, CONTROL_PORT)
         yield testbed
@@ -29,6 +21,8 @@ def bed() -> Iterator[Testbed]:
 
 @pytest.fixture
 def engine(bed: Testbed, tmp_path: Path) -> Iterator[NfqEngine]:
-    nfq = NfqEngine(bed.device, DEVICE_INTERFACE, (BENCH_PORT, 443, 830), delayer_path() or "", tmp_path)
+    nfq = NfqEngine(
+        bed.device, DEVICE_INTERFACE, (BENCH_PORT, 443, 830), delayer_path() or "", tmp_path
+    )
     yield nfq
     nfq.clear()

@@ -1,34 +1,32 @@
 """The nfq engine between two network namespaces: delays, jitter, loss and rate as configured."""
-from __future__ import annotations
 
 import statistics
+import subprocess
 import time
 
 import pytest
 
 from netem_ctl.engines.nfq import CHAIN_TOWARD_DEVICE, ipt
 from netem_ctl.impairment import Impairment
-from netem_ctl.testbed import Testbed
+from testbed import Testbed
 
-from .conftest import BENCH_PORT, CONTROL_PORT, _skip
+from .bounds import UNDELAYED_MAX_MS, assert_delayed, slack_ms
+from .conftest import BENCH_PORT, CONTROL_PORT
 
-pytestmark = pytest.mark.skipif(_skip is not None, reason=_skip or "")
-
-# Tolerant bounds: a loaded 2-core machine adds scheduling noise; the engine itself adds ~0.3 ms.
-OVERHEAD_MAX_MS = 3.0
-UNDELAYED_MAX_MS = 2.0
+pytestmark = pytest.mark.netns
 
 
 def median(bed: Testbed, kind: str, count: int = 20, port: int = BENCH_PORT) -> float:
     return statistics.median(bed.probe(kind, port, count))
 
 
-@pytest.mark.parametrize("split", [1.0, 0.0, 0.5], ids=["client-to-device", "device-to-client", "even"])
+@pytest.mark.parametrize(
+    "split", [1.0, 0.0, 0.5], ids=["client-to-device", "device-to-client", "even"]
+)
 def test_round_trip_whatever_the_split(bed, engine, split):
     engine.apply(Impairment(rtt_ms=40, split=split))
     for kind in ("connect", "echo"):
-        measured = median(bed, kind)
-        assert 40 <= measured <= 40 + OVERHEAD_MAX_MS, f"{kind}: {measured:.2f} ms"
+        assert_delayed(median(bed, kind), 40, kind)
 
 
 @pytest.mark.parametrize("split", [0.5, 0.0], ids=["even", "all-device-to-client"])
@@ -45,9 +43,11 @@ def test_device_to_client_transfer_is_not_capped_by_held_packets(bed, engine, sp
 @pytest.mark.parametrize("split", [0.25, 0.5, 1.0])
 def test_each_direction_gets_its_share_of_the_delay(bed, engine, split):
     engine.apply(Impairment(rtt_ms=40, split=split))
-    toward, back = (statistics.median(samples) for samples in zip(*bed.one_way(BENCH_PORT, 20)))
-    assert 40 * split <= toward <= 40 * split + OVERHEAD_MAX_MS
-    assert 40 * (1 - split) <= back <= 40 * (1 - split) + OVERHEAD_MAX_MS
+    toward, back = (
+        statistics.median(samples) for samples in zip(*bed.one_way(BENCH_PORT, 20), strict=True)
+    )
+    assert_delayed(toward, 40 * split, "toward the device")
+    assert_delayed(back, 40 * (1 - split), "back from the device")
 
 
 def test_control_port_is_not_delayed(bed, engine):
@@ -58,22 +58,27 @@ def test_control_port_is_not_delayed(bed, engine):
 
 def test_jitter_stays_within_bounds_and_varies(bed, engine):
     engine.apply(Impairment(rtt_ms=20, jitter_ms=10))
-    samples = bed.probe("echo", BENCH_PORT, 60)
-    assert min(samples) >= 10 - 0.5
-    assert max(samples) <= 30 + OVERHEAD_MAX_MS * 3
+    samples = sorted(bed.probe("echo", BENCH_PORT, 60))
+    assert samples[0] >= 10 - 0.5, samples
+    # The 90th percentile, not the maximum: one round trip descheduled on a busy host is noise.
+    assert samples[int(len(samples) * 0.9)] <= 30 + slack_ms(30), samples
     assert statistics.stdev(samples) > 2, samples
 
 
 def test_loss_rate_matches_within_statistical_tolerance(bed, engine):
     loss = 0.10
     engine.apply(Impairment(rtt_ms=0, loss_pct=loss * 100))
-    bed.device.run(["iptables-legacy", "-w", "-I", "INPUT", "-p", "tcp", "--dport", str(BENCH_PORT)])
+    bed.device.run(
+        ["iptables-legacy", "-w", "-I", "INPUT", "-p", "tcp", "--dport", str(BENCH_PORT)]
+    )
     try:
         bed.probe("segments", BENCH_PORT, 3000)
         queued = packet_count(bed, ipt("-L", CHAIN_TOWARD_DEVICE, "-v", "-x", "-n"))
         delivered = packet_count(bed, ["iptables-legacy", "-w", "-L", "INPUT", "-v", "-x", "-n"])
     finally:
-        bed.device.run(["iptables-legacy", "-w", "-D", "INPUT", "-p", "tcp", "--dport", str(BENCH_PORT)])
+        bed.device.run(
+            ["iptables-legacy", "-w", "-D", "INPUT", "-p", "tcp", "--dport", str(BENCH_PORT)]
+        )
     assert queued >= 2000
     measured_loss = 1 - delivered / queued
     tolerance = 5 * (loss * (1 - loss) / queued) ** 0.5  # five standard deviations
@@ -101,7 +106,7 @@ def test_profile_change_reloads_in_place(bed, engine):
     pids = (engine.toward_device.process.pid, engine.from_device.process.pid)
     engine.apply(Impairment(rtt_ms=50))
     assert (engine.toward_device.process.pid, engine.from_device.process.pid) == pids
-    assert 50 <= median(bed, "echo") <= 50 + OVERHEAD_MAX_MS
+    assert_delayed(median(bed, "echo"), 50)
     assert engine.problems(Impairment(rtt_ms=50)) == []
 
 
@@ -111,18 +116,20 @@ def test_dead_delayer_black_holes_until_repaired(bed, engine):
     engine.from_device.process.kill()
     engine.from_device.process.wait()
     assert any("not running" in problem for problem in engine.problems(impairment))
-    with pytest.raises(Exception):  # no --queue-bypass: the port goes dark instead of unimpaired
+    # No --queue-bypass: the port goes dark instead of unimpaired.
+    with pytest.raises(subprocess.CalledProcessError):
         bed.probe("connect-once", BENCH_PORT, 1)
     engine.apply(impairment)
     assert engine.problems(impairment) == []
-    assert 10 <= median(bed, "connect") <= 10 + OVERHEAD_MAX_MS
+    assert_delayed(median(bed, "connect"), 10)
 
 
 def test_clear_removes_rules_and_delayers(bed, engine):
     engine.apply(Impairment(rtt_ms=30))
     engine.clear()
     assert "NETEM_LAB" not in bed.device.run(ipt("-S")).stdout
-    assert not engine.toward_device.is_running() and not engine.from_device.is_running()
+    assert not engine.toward_device.is_running()
+    assert not engine.from_device.is_running()
     assert median(bed, "connect") <= UNDELAYED_MAX_MS
 
 
@@ -137,7 +144,9 @@ def test_bulk_transfer_is_released_in_batches_without_loss(bed, engine):
     elapsed_s = bed.probe("download", BENCH_PORT, size)[0] / 1000
     time.sleep(1.2)  # the delayers rewrite their stats files every second
     data = engine.from_device.stats()
-    assert data["received"] == data["accepted"] and data["verdict_errors"] == 0 and data["held"] == 0
+    assert data["received"] == data["accepted"]
+    assert data["verdict_errors"] == 0
+    assert data["held"] == 0
     # Packets due together leave with one batch verdict (no jitter: arrival order is release order).
     assert data["verdict_messages"] < data["received"], data
     assert size * 8 / elapsed_s / 1e6 >= 200, f"{size * 8 / elapsed_s / 1e6:.0f} Mbit/s"

@@ -1,7 +1,7 @@
-"""The HTTP API against an in-memory engine (the real engines are covered by the integration tests)."""
-from __future__ import annotations
+"""The HTTP API against an in-memory engine (the real engines are covered by the integration
+tests)."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from fastapi.testclient import TestClient
@@ -37,7 +37,7 @@ class FakeClock:
     """Injected wall clock: tests move time on instead of sleeping."""
 
     def __init__(self) -> None:
-        self.now = datetime(2026, 11, 22, 13, 35, tzinfo=timezone.utc)
+        self.now = datetime(2026, 11, 22, 13, 35, tzinfo=UTC)
 
     def __call__(self) -> datetime:
         return self.now
@@ -90,7 +90,9 @@ def test_unknown_profile_is_404(client):
 
 
 def test_custom_profile_and_validation(client, engine):
-    body = client.put("/profile", json={"name": "lossy", "rtt_ms": 80, "loss_pct": 2, "split": 0.25}).json()
+    body = client.put(
+        "/profile", json={"name": "lossy", "rtt_ms": 80, "loss_pct": 2, "split": 0.25}
+    ).json()
     assert body["profile"]["name"] == "lossy"
     assert engine.applied[-1] == Impairment(rtt_ms=80, loss_pct=2, split=0.25)
     assert client.put("/profile", json={"rtt_ms": -5}).status_code == 422
@@ -109,8 +111,10 @@ def test_metrics(client):
     text = client.get("/metrics").text
     assert 'netem_profile_info{profile="continental",engine="nfq"} 1' in text
     assert "netem_profile_rtt_seconds 0.07" in text
-    assert ('netem_engine_info{engine="nfq",requested="auto",reason="auto: kernel has no sch_netem"} 1'
-            in text)
+    assert (
+        'netem_engine_info{engine="nfq",requested="auto",reason="auto: kernel has no sch_netem"} 1'
+        in text
+    )
 
 
 def test_failed_apply_is_500_and_clears(controller, engine, profiles_file):

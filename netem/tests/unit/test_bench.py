@@ -1,15 +1,8 @@
 """The benchmark's arithmetic: sample budget, percentiles, and the engine's share of the error."""
-from __future__ import annotations
-
-import importlib.util
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench_engine.py"
-spec = importlib.util.spec_from_file_location("bench_engine", BENCH)
-bench = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bench)
+import bench_engine as bench
 
 
 @pytest.mark.parametrize(("rtt_ms", "expected"), [(0, 200), (30, 100), (70, 50), (600, 30)])
@@ -35,7 +28,15 @@ def test_engine_error_subtracts_the_unimpaired_path():
 
 
 def test_error_bound_is_the_smaller_of_sleeping_and_busy_polling():
-    rtt = [{"probes": {"echo": {"p50_error_ms": 0.31}, "echo-spin": {"p50_error_ms": 0.22},
-                       "connect": {"p50_error_ms": 0.12}, "connect-spin": {"p50_error_ms": 0.29}}}]
+    rtt = [
+        {
+            "probes": {
+                "echo": {"p50_error_ms": 0.31},
+                "echo-spin": {"p50_error_ms": 0.22},
+                "connect": {"p50_error_ms": 0.12},
+                "connect-spin": {"p50_error_ms": 0.29},
+            }
+        }
+    ]
     bench.add_error_bounds(rtt)
     assert rtt[0]["p50_error_bound_ms"] == {"echo": 0.22, "connect": 0.12}

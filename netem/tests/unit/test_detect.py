@@ -1,5 +1,6 @@
 """Engine choice: what NETEM_ENGINE requested is kept beside what was chosen, so Prometheus
 can tell a fallback from a choice."""
+
 import subprocess
 from collections.abc import Sequence
 

@@ -15,19 +15,70 @@ def test_link_and_route_commands():
         ["ip", "link", "set", "tl-detour1", "up"],
     ]
     assert detour.install_commands("02:00:00:00:00:01") == [
-        [sys.executable, devconf.__file__, "tl-detour1", "forwarding=1", "accept_local=1",
-         "rp_filter=0"],
-        ["ip", "neigh", "replace", "198.19.255.254", "lladdr", "02:00:00:00:00:01", "dev", "tl-detour0",
-         "nud", "permanent"],
-        ["ip", "route", "replace", "default", "via", "198.19.255.254", "dev", "tl-detour0", "onlink",
-         "table", "4951"],
-        ["ip", "rule", "add", "fwmark", "0x4e51", "iif", "lo", "lookup", "4951", "priority", "4951"],
+        [
+            sys.executable,
+            devconf.__file__,
+            "tl-detour1",
+            "forwarding=1",
+            "accept_local=1",
+            "rp_filter=0",
+        ],
+        [
+            "ip",
+            "neigh",
+            "replace",
+            "198.19.255.254",
+            "lladdr",
+            "02:00:00:00:00:01",
+            "dev",
+            "tl-detour0",
+            "nud",
+            "permanent",
+        ],
+        [
+            "ip",
+            "route",
+            "replace",
+            "default",
+            "via",
+            "198.19.255.254",
+            "dev",
+            "tl-detour0",
+            "onlink",
+            "table",
+            "4951",
+        ],
+        [
+            "ip",
+            "rule",
+            "add",
+            "fwmark",
+            "0x4e51",
+            "iif",
+            "lo",
+            "lookup",
+            "4951",
+            "priority",
+            "4951",
+        ],
     ]
 
 
 def test_remove_commands_undo_everything():
     assert detour.remove_commands() == [
-        ["ip", "rule", "del", "fwmark", "0x4e51", "iif", "lo", "lookup", "4951", "priority", "4951"],
+        [
+            "ip",
+            "rule",
+            "del",
+            "fwmark",
+            "0x4e51",
+            "iif",
+            "lo",
+            "lookup",
+            "4951",
+            "priority",
+            "4951",
+        ],
         ["ip", "route", "flush", "table", "4951"],
         ["ip", "link", "del", "tl-detour0"],
     ]
@@ -38,7 +89,7 @@ def _attributes(data: bytes) -> list[tuple[int, bytes]]:
     while data:
         length, kind = struct.unpack_from("=HH", data)
         found.append((kind & 0x7FFF, data[4:length]))
-        data = data[(length + 3) & ~3:]
+        data = data[(length + 3) & ~3 :]
     return found
 
 
@@ -53,7 +104,10 @@ def test_setlink_message_nests_inet_conf_under_af_spec():
     [(inet_conf, settings)] = _attributes(conf)
     assert (af_spec, family_attr, inet_conf) == (26, socket.AF_INET, 1)
     assert {kind: struct.unpack("=I", value)[0] for kind, value in _attributes(settings)} == {
-        SETTINGS["forwarding"]: 1, SETTINGS["accept_local"]: 1, SETTINGS["rp_filter"]: 0}
+        SETTINGS["forwarding"]: 1,
+        SETTINGS["accept_local"]: 1,
+        SETTINGS["rp_filter"]: 0,
+    }
 
 
 def test_unknown_setting_is_refused_before_any_netlink():
@@ -97,4 +151,5 @@ def test_reverse_path_filter_is_reported(mode):
 def test_missing_accept_local_is_reported():
     kernel = _Kernel(**{"/proc/sys/net/ipv4/conf/tl-detour1/accept_local": "0\n"})
     assert detour.Detour(kernel).problems() == [  # type: ignore[arg-type]
-        "detour: net.ipv4.conf.tl-detour1.accept_local is 0, needs 1"]
+        "detour: net.ipv4.conf.tl-detour1.accept_local is 0, needs 1"
+    ]

@@ -1,6 +1,7 @@
-"""Generations and history: every change of what is in effect is numbered, so a sample can be checked
-against the profile it claims (GET /profile and /profile/history, the watchdog's repairs, the metrics)."""
-from __future__ import annotations
+"""Generations and history: every change of what is in effect is numbered, so a sample can be
+checked against the profile it claims (GET /profile and /profile/history, the watchdog's repairs,
+the
+metrics)."""
 
 import pytest
 from fastapi.testclient import TestClient
@@ -19,7 +20,8 @@ REGIONAL = Profile(name="regional", rtt_ms=30)
 
 
 class FlakyEngine(RecordingEngine):
-    """Reports the rules missing `missing` times (as after a killed delayer); `broken` makes every apply fail."""
+    """Reports the rules missing `missing` times (as after a killed delayer); `broken` makes every
+    apply fail."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -59,17 +61,30 @@ def client(controller, clock, profiles_file) -> TestClient:
 
 
 def events(client: TestClient) -> list[tuple[int, str, str | None]]:
-    return [(e["generation"], e["event"], e["profile"]) for e in client.get("/profile/history").json()["events"]]
+    return [
+        (e["generation"], e["event"], e["profile"])
+        for e in client.get("/profile/history").json()["events"]
+    ]
 
 
 def test_a_new_process_is_a_new_instance_at_generation_zero(client, controller):
     body = client.get("/profile").json()
-    assert body["instance"] == controller.instance and len(body["instance"]) == 16
-    assert body["generation"] == 0 and body["profile"] is None
+    assert body["instance"] == controller.instance
+    assert len(body["instance"]) == 16
+    assert body["generation"] == 0
+    assert body["profile"] is None
     history = client.get("/profile/history").json()
-    assert history == {"instance": controller.instance,
-                       "events": [{"generation": 0, "event": "started", "profile": None,
-                                   "at": "2026-11-22T13:35:00.000000+00:00"}]}
+    assert history == {
+        "instance": controller.instance,
+        "events": [
+            {
+                "generation": 0,
+                "event": "started",
+                "profile": None,
+                "at": "2026-11-22T13:35:00.000000+00:00",
+            }
+        ],
+    }
     other = Controller(RecordingEngine(), EngineChoice("nfq", "test"))
     assert other.instance != controller.instance
 
@@ -78,17 +93,26 @@ def test_every_apply_and_clear_is_a_new_generation(client, clock):
     clock.advance(1.5)
     assert client.put("/profile/regional").json()["generation"] == 1
     clock.advance(1)
-    assert client.put("/profile/regional").json()["generation"] == 2  # the same profile again: rules re-made
+    # The same profile again: the rules are re-made.
+    assert client.put("/profile/regional").json()["generation"] == 2
     body = client.put("/profile", json={"name": "lossy", "rtt_ms": 80, "loss_pct": 2}).json()
-    assert body["generation"] == 3 and body["profile"]["name"] == "lossy"
+    assert body["generation"] == 3
+    assert body["profile"]["name"] == "lossy"
     assert client.delete("/profile").json()["generation"] == 4
     assert client.get("/profile").json()["generation"] == 4
-    assert events(client) == [(0, "started", None), (1, "applied", "regional"), (2, "applied", "regional"),
-                              (3, "applied", "lossy"), (4, "cleared", "none")]
+    assert events(client) == [
+        (0, "started", None),
+        (1, "applied", "regional"),
+        (2, "applied", "regional"),
+        (3, "applied", "lossy"),
+        (4, "cleared", "none"),
+    ]
     history = client.get("/profile/history").json()["events"]
-    assert [e["at"] for e in history[:3]] == ["2026-11-22T13:35:00.000000+00:00",
-                                              "2026-11-22T13:35:01.500000+00:00",
-                                              "2026-11-22T13:35:02.500000+00:00"]
+    assert [e["at"] for e in history[:3]] == [
+        "2026-11-22T13:35:00.000000+00:00",
+        "2026-11-22T13:35:01.500000+00:00",
+        "2026-11-22T13:35:02.500000+00:00",
+    ]
     assert client.get("/profile").json()["applied_at"] == history[-1]["at"]
 
 
@@ -104,7 +128,8 @@ def test_a_failed_apply_is_a_generation_and_leaves_the_impairment_cleared(client
     engine.broken = True
     assert client.put("/profile/regional").status_code == 500
     body = client.get("/profile").json()
-    assert body["generation"] == 2 and body["profile"]["name"] == "none"
+    assert body["generation"] == 2
+    assert body["profile"]["name"] == "none"
     assert events(client)[-1] == (2, "failed", "regional")
 
 
@@ -114,7 +139,8 @@ def test_a_watchdog_repair_is_a_generation(controller, engine, client):
     assert controller.history.generation == 1  # nothing missing, nothing new
     engine.missing = 1
     assert controller.check_and_repair() is True
-    assert controller.repairs == 1 and len(engine.applied) == 2
+    assert controller.repairs == 1
+    assert len(engine.applied) == 2
     assert events(client)[-1] == (2, "repaired", "regional")
     assert client.get("/profile").json()["generation"] == 2
 

@@ -1,5 +1,11 @@
-from netem_ctl.engines.nfq import (delayer_command, delayer_params, expected_rule_lines, install_commands,
-                                   parse_key_values, remove_commands)
+from netem_ctl.engines.nfq import (
+    delayer_command,
+    delayer_params,
+    expected_rule_lines,
+    install_commands,
+    parse_key_values,
+    remove_commands,
+)
 from netem_ctl.impairment import Impairment
 
 IPT = ["iptables-legacy", "-w", "-t", "mangle"]
@@ -8,14 +14,61 @@ IPT = ["iptables-legacy", "-w", "-t", "mangle"]
 def test_install_commands():
     assert install_commands("eth0", (22, 443, 830)) == [
         [*IPT, "-N", "NETEM_LAB_IN"],
-        [*IPT, "-A", "NETEM_LAB_IN", "-i", "eth0", "-p", "tcp", "-m", "multiport", "--dports", "22,443,830",
-         "-j", "NFQUEUE", "--queue-num", "1"],
+        [
+            *IPT,
+            "-A",
+            "NETEM_LAB_IN",
+            "-i",
+            "eth0",
+            "-p",
+            "tcp",
+            "-m",
+            "multiport",
+            "--dports",
+            "22,443,830",
+            "-j",
+            "NFQUEUE",
+            "--queue-num",
+            "1",
+        ],
         [*IPT, "-N", "NETEM_LAB_OUT"],
-        [*IPT, "-A", "NETEM_LAB_OUT", "-i", "tl-detour1", "-o", "eth0", "-p", "tcp", "-m", "multiport",
-         "--sports", "22,443,830", "-j", "NFQUEUE", "--queue-num", "2"],
+        [
+            *IPT,
+            "-A",
+            "NETEM_LAB_OUT",
+            "-i",
+            "tl-detour1",
+            "-o",
+            "eth0",
+            "-p",
+            "tcp",
+            "-m",
+            "multiport",
+            "--sports",
+            "22,443,830",
+            "-j",
+            "NFQUEUE",
+            "--queue-num",
+            "2",
+        ],
         [*IPT, "-N", "NETEM_LAB_DETOUR"],
-        [*IPT, "-A", "NETEM_LAB_DETOUR", "-o", "eth0", "-p", "tcp", "-m", "multiport", "--sports", "22,443,830",
-         "-j", "MARK", "--set-xmark", "0x4e51/0xffffffff"],
+        [
+            *IPT,
+            "-A",
+            "NETEM_LAB_DETOUR",
+            "-o",
+            "eth0",
+            "-p",
+            "tcp",
+            "-m",
+            "multiport",
+            "--sports",
+            "22,443,830",
+            "-j",
+            "MARK",
+            "--set-xmark",
+            "0x4e51/0xffffffff",
+        ],
         [*IPT, "-I", "PREROUTING", "1", "-j", "NETEM_LAB_IN"],
         [*IPT, "-I", "FORWARD", "1", "-j", "NETEM_LAB_OUT"],
         [*IPT, "-I", "OUTPUT", "1", "-j", "NETEM_LAB_DETOUR"],
@@ -31,34 +84,50 @@ def test_remove_commands():
         [*IPT, "-D", "PREROUTING", "-j", "NETEM_LAB_IN"],
         [*IPT, "-D", "FORWARD", "-j", "NETEM_LAB_OUT"],
         [*IPT, "-D", "OUTPUT", "-j", "NETEM_LAB_DETOUR"],
-        [*IPT, "-F", "NETEM_LAB_IN"], [*IPT, "-X", "NETEM_LAB_IN"],
-        [*IPT, "-F", "NETEM_LAB_OUT"], [*IPT, "-X", "NETEM_LAB_OUT"],
-        [*IPT, "-F", "NETEM_LAB_DETOUR"], [*IPT, "-X", "NETEM_LAB_DETOUR"],
+        [*IPT, "-F", "NETEM_LAB_IN"],
+        [*IPT, "-X", "NETEM_LAB_IN"],
+        [*IPT, "-F", "NETEM_LAB_OUT"],
+        [*IPT, "-X", "NETEM_LAB_OUT"],
+        [*IPT, "-F", "NETEM_LAB_DETOUR"],
+        [*IPT, "-X", "NETEM_LAB_DETOUR"],
     ]
 
 
-def test_expected_rules_use_iptables_S_spelling():
+def test_expected_rules_are_spelled_like_iptables_list_rules():
     assert expected_rule_lines("eth0", (22,)) == [
         "-A PREROUTING -j NETEM_LAB_IN",
         "-A FORWARD -j NETEM_LAB_OUT",
         "-A OUTPUT -j NETEM_LAB_DETOUR",
         "-A NETEM_LAB_IN -i eth0 -p tcp -m multiport --dports 22 -j NFQUEUE --queue-num 1",
-        "-A NETEM_LAB_OUT -i tl-detour1 -o eth0 -p tcp -m multiport --sports 22 -j NFQUEUE --queue-num 2",
-        "-A NETEM_LAB_DETOUR -o eth0 -p tcp -m multiport --sports 22 -j MARK --set-xmark 0x4e51/0xffffffff",
+        "-A NETEM_LAB_OUT -i tl-detour1 -o eth0 -p tcp -m multiport --sports 22 "
+        "-j NFQUEUE --queue-num 2",
+        "-A NETEM_LAB_DETOUR -o eth0 -p tcp -m multiport --sports 22 "
+        "-j MARK --set-xmark 0x4e51/0xffffffff",
     ]
 
 
 def test_delayer_params_file():
     direction = Impairment(rtt_ms=30, jitter_ms=2, loss_pct=0.25, rate_mbit=50).toward_device()
     assert delayer_params(direction, 7) == (
-        "generation=7\ndelay_us=15000\njitter_us=1000\nloss_ppm=2500\nrate_bps=50000000\nlimit_packets=1000\n")
+        "generation=7\ndelay_us=15000\njitter_us=1000\nloss_ppm=2500\nrate_bps=50000000\nlimit_packets=1000\n"
+    )
 
 
 def test_delayer_command():
-    assert delayer_command("/usr/local/bin/nfq-delayer", 2, "/run/netem/from_device.params",
-                           "/run/netem/from_device.stats") == [
-        "/usr/local/bin/nfq-delayer", "--queue-num", "2", "--params", "/run/netem/from_device.params",
-        "--stats", "/run/netem/from_device.stats"]
+    assert delayer_command(
+        "/usr/local/bin/nfq-delayer",
+        2,
+        "/run/netem/from_device.params",
+        "/run/netem/from_device.stats",
+    ) == [
+        "/usr/local/bin/nfq-delayer",
+        "--queue-num",
+        "2",
+        "--params",
+        "/run/netem/from_device.params",
+        "--stats",
+        "/run/netem/from_device.stats",
+    ]
 
 
 def test_parse_key_values_ignores_junk():

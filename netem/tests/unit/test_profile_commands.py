@@ -1,4 +1,5 @@
 """The exact netem and delayer parameters every shipped profile produces, per direction."""
+
 import pytest
 
 from netem_ctl.engines.nfq import delayer_params
@@ -24,7 +25,9 @@ def shipped(profiles_file):
 
 
 def test_every_impairing_profile_is_covered(shipped):
-    assert set(EXPECTED) == {name for name, profile in shipped.items() if not profile.impairment().is_neutral}
+    assert set(EXPECTED) == {
+        name for name, profile in shipped.items() if not profile.impairment().is_neutral
+    }
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -32,8 +35,19 @@ def test_tc_netem_arguments(shipped, name):
     delay_us, limit = EXPECTED[name]
     impairment = shipped[name].impairment()
     for direction in (impairment.toward_device(), impairment.from_device()):
-        assert netem_args(direction) == ["netem", "limit", str(limit), "delay", f"{delay_us}us", "0us",
-                                         "loss", "random", "0%", "rate", "0kbit"]
+        assert netem_args(direction) == [
+            "netem",
+            "limit",
+            str(limit),
+            "delay",
+            f"{delay_us}us",
+            "0us",
+            "loss",
+            "random",
+            "0%",
+            "rate",
+            "0kbit",
+        ]
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -41,5 +55,7 @@ def test_nfq_delayer_parameters(shipped, name):
     delay_us, limit = EXPECTED[name]
     impairment = shipped[name].impairment()
     for direction in (impairment.toward_device(), impairment.from_device()):
-        assert delayer_params(direction, 1) == (f"generation=1\ndelay_us={delay_us}\njitter_us=0\nloss_ppm=0\n"
-                                                f"rate_bps=0\nlimit_packets={limit}\n")
+        assert delayer_params(direction, 1) == (
+            f"generation=1\ndelay_us={delay_us}\njitter_us=0\nloss_ppm=0\n"
+            f"rate_bps=0\nlimit_packets={limit}\n"
+        )

@@ -3,8 +3,16 @@ from pydantic import ValidationError
 
 from netem_ctl.profiles import Profile, ProfilesFileError, load_profiles
 
-REQUIRED = {"local": 0, "campus": 2, "regional": 30, "leo": 45, "continental": 70, "intercontinental": 150,
-            "transpacific": 175, "geo": 600}
+REQUIRED = {
+    "local": 0,
+    "campus": 2,
+    "regional": 30,
+    "leo": 45,
+    "continental": 70,
+    "intercontinental": 150,
+    "transpacific": 175,
+    "geo": 600,
+}
 
 
 def test_shipped_profiles_have_the_reference_rtts_and_sources(profiles_file):
@@ -16,17 +24,20 @@ def test_shipped_profiles_have_the_reference_rtts_and_sources(profiles_file):
             assert "http" in profile.source, profile.name
 
 
-@pytest.mark.parametrize("fields", [
-    {"rtt_ms": -1},
-    {"rtt_ms": 10, "split": 1.5},
-    {"rtt_ms": 10, "jitter_ms": 11},
-    {"rtt_ms": 10, "loss_pct": 101},
-    {"rtt_ms": 10, "rate_mbit": -2},
-    {"rtt_ms": 10, "limit_packets": 0},
-    {"rtt_ms": 10, "delay": 5},
-    {"rtt_ms": 10, "name": "bad name"},
-    {},
-])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"rtt_ms": -1},
+        {"rtt_ms": 10, "split": 1.5},
+        {"rtt_ms": 10, "jitter_ms": 11},
+        {"rtt_ms": 10, "loss_pct": 101},
+        {"rtt_ms": 10, "rate_mbit": -2},
+        {"rtt_ms": 10, "limit_packets": 0},
+        {"rtt_ms": 10, "delay": 5},
+        {"rtt_ms": 10, "name": "bad name"},
+        {},
+    ],
+)
 def test_invalid_profiles_are_rejected(fields):
     with pytest.raises(ValidationError):
         Profile(**fields)

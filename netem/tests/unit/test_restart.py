@@ -1,5 +1,4 @@
 """What survives a device restart: the interface identity check and the last applied profile."""
-from __future__ import annotations
 
 import logging
 
@@ -49,7 +48,8 @@ def test_controller_records_every_applied_profile(tmp_path):
     controller.apply(REGIONAL)
     assert store.load() == REGIONAL
     controller.clear()
-    assert store.load().name == "none" and store.load().rtt_ms == 0
+    assert store.load().name == "none"
+    assert store.load().rtt_ms == 0
 
 
 def test_link_monitor_sees_vanished_and_replaced_interfaces():
@@ -70,5 +70,6 @@ def test_watchdog_gives_up_at_once_when_the_interface_is_gone(caplog):
     link.interface = "netem-nonexistent0"  # the interface seen at start has vanished
     with caplog.at_level(logging.CRITICAL):
         assert controller.check_and_repair() is False
-    assert "has vanished" in caplog.text and "impairs NOTHING" in caplog.text
+    assert "has vanished" in caplog.text
+    assert "impairs NOTHING" in caplog.text
     assert len(engine.applied) == 1  # no pointless repair in a dead namespace

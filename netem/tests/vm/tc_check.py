@@ -3,7 +3,6 @@
 Two namespaces + veth; the engine impairs the device side's eth0. Prints one line per check
 and a closing "N passed, N failed"; exits non-zero on any failure. Stdlib only.
 """
-from __future__ import annotations
 
 import statistics
 import sys
@@ -12,7 +11,7 @@ from netem_ctl.engines.detect import choose_engine
 from netem_ctl.engines.runner import CommandRunner
 from netem_ctl.engines.tc import TcEngine
 from netem_ctl.impairment import Impairment
-from netem_ctl.testbed import Testbed
+from testbed import Testbed
 
 BENCH_PORT = 22
 CONTROL_PORT = 8181
@@ -42,21 +41,35 @@ def check_delayed(bed: Testbed, label: str) -> None:
     low, high = RTT_MS + RTT_TOLERANCE_MS[0], RTT_MS + RTT_TOLERANCE_MS[1]
     for kind in ("connect", "echo"):
         measured = median_ms(bed, kind, BENCH_PORT)
-        check(f"{label}: {kind} rtt on port {BENCH_PORT}", low <= measured <= high,
-              f"median {measured:.2f} ms, want {low:.0f}..{high:.0f}")
+        check(
+            f"{label}: {kind} rtt on port {BENCH_PORT}",
+            low <= measured <= high,
+            f"median {measured:.2f} ms, want {low:.0f}..{high:.0f}",
+        )
     measured = median_ms(bed, "connect", CONTROL_PORT)
-    check(f"{label}: control port {CONTROL_PORT} not delayed", measured <= UNDELAYED_MAX_MS,
-          f"median {measured:.2f} ms, want <= {UNDELAYED_MAX_MS}")
+    check(
+        f"{label}: control port {CONTROL_PORT} not delayed",
+        measured <= UNDELAYED_MAX_MS,
+        f"median {measured:.2f} ms, want <= {UNDELAYED_MAX_MS}",
+    )
 
 
 def check_split(bed: Testbed, label: str, split: float) -> None:
     """Each direction's one-way delay, from the device's receive stamp (one clock in the VM)."""
-    toward, back = (statistics.median(samples) for samples in zip(*bed.one_way(BENCH_PORT, SAMPLES)))
-    for name, measured, wanted in (("client->device", toward, RTT_MS * split),
-                                   ("device->client", back, RTT_MS * (1 - split))):
+    toward, back = (
+        statistics.median(samples)
+        for samples in zip(*bed.one_way(BENCH_PORT, SAMPLES), strict=True)
+    )
+    for name, measured, wanted in (
+        ("client->device", toward, RTT_MS * split),
+        ("device->client", back, RTT_MS * (1 - split)),
+    ):
         low, high = wanted + RTT_TOLERANCE_MS[0], wanted + RTT_TOLERANCE_MS[1]
-        check(f"{label}: {name} one-way delay", low <= measured <= high,
-              f"median {measured:.2f} ms, want {low:.0f}..{high:.0f}")
+        check(
+            f"{label}: {name} one-way delay",
+            low <= measured <= high,
+            f"median {measured:.2f} ms, want {low:.0f}..{high:.0f}",
+        )
 
 
 def main() -> int:
@@ -66,9 +79,11 @@ def main() -> int:
         bed.serve(BENCH_PORT, CONTROL_PORT)
         engine = TcEngine(bed.device, "eth0", (BENCH_PORT, 443, 830))
 
-        for split, label in ((1.0, "client->device only (ifb ingress)"),
-                             (0.0, "device->client only (prio egress)"),
-                             (0.5, "split evenly")):
+        for split, label in (
+            (1.0, "client->device only (ifb ingress)"),
+            (0.0, "device->client only (prio egress)"),
+            (0.5, "split evenly"),
+        ):
             engine.apply(Impairment(rtt_ms=RTT_MS, split=split))
             problems = engine.problems(Impairment(rtt_ms=RTT_MS, split=split))
             check(f"{label}: readback matches", not problems, "; ".join(problems) or "ok")
@@ -79,17 +94,30 @@ def main() -> int:
         with_rate = engine.readback()["tc"]
         engine.apply(Impairment(rtt_ms=RTT_MS))
         without_rate = engine.readback()["tc"]
-        check("in-place update sets rate and loss", "rate 5Mbit" in with_rate and "loss 1%" in with_rate,
-              netem_lines(with_rate))
-        check("in-place update removes rate and loss", "rate" not in without_rate and "loss" not in without_rate,
-              netem_lines(without_rate))
+        check(
+            "in-place update sets rate and loss",
+            "rate 5Mbit" in with_rate and "loss 1%" in with_rate,
+            netem_lines(with_rate),
+        )
+        check(
+            "in-place update removes rate and loss",
+            "rate" not in without_rate and "loss" not in without_rate,
+            netem_lines(without_rate),
+        )
 
         engine.clear()
         leftover = engine.readback()["tc"]
-        check("clear removes netem and ifb", "netem" not in leftover and "ifb-netem" not in leftover,
-              netem_lines(leftover) or "nothing left")
+        check(
+            "clear removes netem and ifb",
+            "netem" not in leftover and "ifb-netem" not in leftover,
+            netem_lines(leftover) or "nothing left",
+        )
         measured = median_ms(bed, "connect", BENCH_PORT)
-        check("after clear: benchmark port undelayed", measured <= UNDELAYED_MAX_MS, f"median {measured:.2f} ms")
+        check(
+            "after clear: benchmark port undelayed",
+            measured <= UNDELAYED_MAX_MS,
+            f"median {measured:.2f} ms",
+        )
 
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")

@@ -1,1 +1,1 @@
-"""Impairment engines. Stdlib only: these modules also run in the netem VM, which has no pip packages."""
+"""Impairment engines. Stdlib only: they also run in the netem VM, which has no pip packages."""

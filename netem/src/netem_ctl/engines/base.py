@@ -1,5 +1,4 @@
 """The interface every engine implements."""
-from __future__ import annotations
 
 from abc import ABC, abstractmethod
 

@@ -1,5 +1,4 @@
 """Choose the engine: kernel netem when the kernel has it, else the NFQUEUE delayer."""
-from __future__ import annotations
 
 import logging
 import os

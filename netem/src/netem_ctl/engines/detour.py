@@ -7,12 +7,11 @@ orphaning what it holds. Here the packet crosses a veth pair inside the device's
 the IP receive path orphans it, and it is then *forwarded* to eth0, so the FORWARD hook can hold it
 for as long as the profile says without TCP noticing.
 
-  local TCP --OUTPUT: mark--> policy route --> DETOUR_OUT ==veth==> DETOUR_IN --FORWARD: NFQUEUE--> eth0
+  local TCP -OUTPUT: mark-> policy route -> DETOUR_OUT ==veth==> DETOUR_IN -FORWARD: NFQUEUE-> eth0
 
 DETOUR_IN must forward, accept packets whose source is a local address, and skip reverse-path
 filtering; those per-interface settings are set over rtnetlink (see devconf).
 """
-from __future__ import annotations
 
 import sys
 
@@ -33,21 +32,56 @@ DEVCONF = {"forwarding": 1, "accept_local": 1, "rp_filter": 0}
 
 def devconf_command(values: dict[str, int]) -> Command:
     # The module runs as a script (stdlib only), so it works wherever the package is not installed.
-    return [sys.executable, devconf.__file__, DETOUR_IN,
-            *(f"{name}={value}" for name, value in values.items())]
+    return [
+        sys.executable,
+        devconf.__file__,
+        DETOUR_IN,
+        *(f"{name}={value}" for name, value in values.items()),
+    ]
 
 
 def rule_spec() -> list[str]:
-    return ["fwmark", hex(FWMARK), "iif", "lo", "lookup", str(ROUTE_TABLE), "priority", str(RULE_PRIORITY)]
+    return [
+        "fwmark",
+        hex(FWMARK),
+        "iif",
+        "lo",
+        "lookup",
+        str(ROUTE_TABLE),
+        "priority",
+        str(RULE_PRIORITY),
+    ]
 
 
 def install_commands(in_mac: str) -> list[Command]:
     """After `link_commands`: `in_mac` is DETOUR_IN's address, read back from the kernel."""
     return [
         devconf_command(DEVCONF),
-        ["ip", "neigh", "replace", NEXT_HOP, "lladdr", in_mac, "dev", DETOUR_OUT, "nud", "permanent"],
-        ["ip", "route", "replace", "default", "via", NEXT_HOP, "dev", DETOUR_OUT, "onlink",
-         "table", str(ROUTE_TABLE)],
+        [
+            "ip",
+            "neigh",
+            "replace",
+            NEXT_HOP,
+            "lladdr",
+            in_mac,
+            "dev",
+            DETOUR_OUT,
+            "nud",
+            "permanent",
+        ],
+        [
+            "ip",
+            "route",
+            "replace",
+            "default",
+            "via",
+            NEXT_HOP,
+            "dev",
+            DETOUR_OUT,
+            "onlink",
+            "table",
+            str(ROUTE_TABLE),
+        ],
         ["ip", "rule", "add", *rule_spec()],
     ]
 
@@ -89,39 +123,51 @@ class Detour:
         for interface in (DETOUR_OUT, DETOUR_IN):
             if "UP" not in self.runner.output(["ip", "-br", "link", "show", interface]):
                 found.append(f"detour interface {interface} is missing or down")
-        if f"lookup {ROUTE_TABLE}" not in self.runner.output(["ip", "rule", "show", "priority", str(RULE_PRIORITY)]):
+        if f"lookup {ROUTE_TABLE}" not in self.runner.output(
+            ["ip", "rule", "show", "priority", str(RULE_PRIORITY)]
+        ):
             found.append(f"detour: no policy rule for fwmark {hex(FWMARK)}")
         if DETOUR_OUT not in self.runner.output(["ip", "route", "show", "table", str(ROUTE_TABLE)]):
             found.append(f"detour: table {ROUTE_TABLE} has no route via {DETOUR_OUT}")
         settings = self.settings()
         for name, wanted in DEVCONF.items():
             if settings[_sysctl(DETOUR_IN, name)] != wanted:
-                found.append(f"detour: {_sysctl(DETOUR_IN, name)} is {settings[_sysctl(DETOUR_IN, name)]}, "
-                             f"needs {wanted}")
+                found.append(
+                    f"detour: {_sysctl(DETOUR_IN, name)} is {settings[_sysctl(DETOUR_IN, name)]}, "
+                    f"needs {wanted}"
+                )
         all_rp_filter = settings[_sysctl("all", "rp_filter")]
         if all_rp_filter:
             # The effective value is max(all, interface); strict and loose mode both reject a
             # packet arriving with one of the namespace's own addresses as its source.
-            found.append(f"detour: net.ipv4.conf.all.rp_filter={all_rp_filter} in the device's namespace drops "
-                         "the detoured packets; it must be 0 (compose.yaml sets it on the device service)")
+            found.append(
+                f"detour: net.ipv4.conf.all.rp_filter={all_rp_filter} in the device's namespace "
+                "drops the detoured packets; it must be 0 (compose.yaml sets it on the device "
+                "service)"
+            )
         return found
 
     def settings(self) -> dict[str, int | None]:
         """The sysctls the detour depends on, read back from /proc (readable, if not writable)."""
         wanted = [(DETOUR_IN, name) for name in DEVCONF] + [("all", "rp_filter")]
-        return {_sysctl(interface, name): _as_int(self.runner.output(
-                    ["cat", f"/proc/sys/net/ipv4/conf/{interface}/{name}"]))
-                for interface, name in wanted}
+        return {
+            _sysctl(interface, name): _as_int(
+                self.runner.output(["cat", f"/proc/sys/net/ipv4/conf/{interface}/{name}"])
+            )
+            for interface, name in wanted
+        }
 
     def readback(self) -> str:
         """Empty while no detour is installed (a neutral profile)."""
         if not self.runner.output(["ip", "-br", "link", "show", DETOUR_IN]):
             return ""
-        return "".join([
-            self.runner.output(["ip", "rule", "show", "priority", str(RULE_PRIORITY)]),
-            self.runner.output(["ip", "route", "show", "table", str(ROUTE_TABLE)]),
-            "".join(f"{name} = {value}\n" for name, value in self.settings().items()),
-        ])
+        return "".join(
+            [
+                self.runner.output(["ip", "rule", "show", "priority", str(RULE_PRIORITY)]),
+                self.runner.output(["ip", "route", "show", "table", str(ROUTE_TABLE)]),
+                "".join(f"{name} = {value}\n" for name, value in self.settings().items()),
+            ]
+        )
 
 
 def _sysctl(interface: str, name: str) -> str:

@@ -7,7 +7,6 @@ iproute2 has no command for it, hence this module; run it as
 (or run this file directly) so it works through the same command runner, and in the same network
 namespace, as `ip` and `iptables`.
 """
-from __future__ import annotations
 
 import os
 import socket
@@ -32,10 +31,19 @@ def _attribute(kind: int, payload: bytes) -> bytes:
 
 def setlink_message(ifindex: int, values: dict[str, int], sequence: int = 1) -> bytes:
     """The RTM_SETLINK request that sets `values` (names from SETTINGS) on interface `ifindex`."""
-    settings = b"".join(_attribute(SETTINGS[name], struct.pack("=I", value)) for name, value in values.items())
-    inet = _attribute(socket.AF_INET | NLA_F_NESTED, _attribute(IFLA_INET_CONF | NLA_F_NESTED, settings))
-    body = struct.pack("=BxHiII", socket.AF_UNSPEC, 0, ifindex, 0, 0) + _attribute(IFLA_AF_SPEC | NLA_F_NESTED, inet)
-    return struct.pack("=IHHII", 16 + len(body), RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, sequence, 0) + body
+    settings = b"".join(
+        _attribute(SETTINGS[name], struct.pack("=I", value)) for name, value in values.items()
+    )
+    inet = _attribute(
+        socket.AF_INET | NLA_F_NESTED, _attribute(IFLA_INET_CONF | NLA_F_NESTED, settings)
+    )
+    body = struct.pack("=BxHiII", socket.AF_UNSPEC, 0, ifindex, 0, 0) + _attribute(
+        IFLA_AF_SPEC | NLA_F_NESTED, inet
+    )
+    return (
+        struct.pack("=IHHII", 16 + len(body), RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, sequence, 0)
+        + body
+    )
 
 
 def set_devconf(interface: str, values: dict[str, int]) -> None:

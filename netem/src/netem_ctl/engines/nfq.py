@@ -1,4 +1,4 @@
-"""User-space engine: iptables-legacy sends the benchmark ports to NFQUEUE, nfq-delayer holds the packets.
+"""User-space engine: iptables-legacy queues the benchmark ports, nfq-delayer holds the packets.
 
 Queue 1 takes client->device packets (mangle PREROUTING, -i eth0, --dports). Queue 2 takes
 device->client packets after they have crossed the detour (mangle FORWARD, -i DETOUR_IN -o eth0,
@@ -6,7 +6,6 @@ device->client packets after they have crossed the detour (mangle FORWARD, -i DE
 --queue-bypass: if a delayer dies its traffic is dropped, which the benchmark notices, instead of
 silently passing unimpaired.
 """
-from __future__ import annotations
 
 import logging
 import os
@@ -45,12 +44,50 @@ def rule_specs(interface: str, ports: Sequence[int]) -> dict[str, list[str]]:
     """Chain -> its single rule, in `iptables -S` spelling."""
     port_list = ",".join(map(str, ports))
     return {
-        CHAIN_TOWARD_DEVICE: ["-i", interface, "-p", "tcp", "-m", "multiport", "--dports", port_list,
-                              "-j", "NFQUEUE", "--queue-num", str(QUEUE_TOWARD_DEVICE)],
-        CHAIN_FROM_DEVICE: ["-i", detour.DETOUR_IN, "-o", interface, "-p", "tcp", "-m", "multiport",
-                            "--sports", port_list, "-j", "NFQUEUE", "--queue-num", str(QUEUE_FROM_DEVICE)],
-        CHAIN_DETOUR: ["-o", interface, "-p", "tcp", "-m", "multiport", "--sports", port_list,
-                       "-j", "MARK", "--set-xmark", f"{hex(detour.FWMARK)}/0xffffffff"],
+        CHAIN_TOWARD_DEVICE: [
+            "-i",
+            interface,
+            "-p",
+            "tcp",
+            "-m",
+            "multiport",
+            "--dports",
+            port_list,
+            "-j",
+            "NFQUEUE",
+            "--queue-num",
+            str(QUEUE_TOWARD_DEVICE),
+        ],
+        CHAIN_FROM_DEVICE: [
+            "-i",
+            detour.DETOUR_IN,
+            "-o",
+            interface,
+            "-p",
+            "tcp",
+            "-m",
+            "multiport",
+            "--sports",
+            port_list,
+            "-j",
+            "NFQUEUE",
+            "--queue-num",
+            str(QUEUE_FROM_DEVICE),
+        ],
+        CHAIN_DETOUR: [
+            "-o",
+            interface,
+            "-p",
+            "tcp",
+            "-m",
+            "multiport",
+            "--sports",
+            port_list,
+            "-j",
+            "MARK",
+            "--set-xmark",
+            f"{hex(detour.FWMARK)}/0xffffffff",
+        ],
     }
 
 
@@ -76,7 +113,9 @@ def remove_commands() -> list[Command]:
 
 def expected_rule_lines(interface: str, ports: Sequence[int]) -> list[str]:
     lines = [f"-A {hook} -j {chain}" for chain, hook in HOOKS.items()]
-    lines += [f"-A {chain} {' '.join(spec)}" for chain, spec in rule_specs(interface, ports).items()]
+    lines += [
+        f"-A {chain} {' '.join(spec)}" for chain, spec in rule_specs(interface, ports).items()
+    ]
     return lines
 
 
@@ -101,7 +140,15 @@ def parse_key_values(text: str) -> dict[str, int]:
 
 
 def delayer_command(delayer_path: str, queue: int, params_file: Path, stats_file: Path) -> Command:
-    return [delayer_path, "--queue-num", str(queue), "--params", str(params_file), "--stats", str(stats_file)]
+    return [
+        delayer_path,
+        "--queue-num",
+        str(queue),
+        "--params",
+        str(params_file),
+        "--stats",
+        str(stats_file),
+    ]
 
 
 @dataclass
@@ -159,7 +206,10 @@ class Delayer:
     def problems(self, generation: int) -> list[str]:
         if not self.is_running():
             code = self.process.returncode if self.process else None
-            return [f"nfq-delayer for {self.direction} (queue {self.queue}) is not running (exit status {code})"]
+            return [
+                f"nfq-delayer for {self.direction} (queue {self.queue}) is not running "
+                f"(exit status {code})"
+            ]
         try:
             age = time.time() - self.stats_file.stat().st_mtime
         except FileNotFoundError:
@@ -167,37 +217,53 @@ class Delayer:
         if age > STATS_STALE_S:
             return [f"nfq-delayer for {self.direction} is stuck (stats {age:.0f} s old)"]
         if self.stats().get("generation") != generation:
-            return [f"nfq-delayer for {self.direction} has not applied parameters generation {generation}"]
+            return [
+                f"nfq-delayer for {self.direction} has not applied parameters generation "
+                f"{generation}"
+            ]
         return []
 
     def _start(self) -> None:
         self.stats_file.unlink(missing_ok=True)
-        self.process = self.runner.spawn(delayer_command(self.delayer_path, self.queue, self.params_file,
-                                                         self.stats_file))
+        self.process = self.runner.spawn(
+            delayer_command(self.delayer_path, self.queue, self.params_file, self.stats_file)
+        )
 
     def _await_generation(self, generation: int) -> None:
         deadline = time.monotonic() + DELAYER_ACK_TIMEOUT_S
         while time.monotonic() < deadline:
             if not self.is_running():
-                raise RuntimeError(f"nfq-delayer for {self.direction} exited with status "
-                                   f"{self.process.returncode if self.process else None}; see its log above")
+                raise RuntimeError(
+                    f"nfq-delayer for {self.direction} exited with status "
+                    f"{self.process.returncode if self.process else None}; see its log above"
+                )
             if self.stats().get("generation") == generation:
                 return
             time.sleep(0.01)
-        raise RuntimeError(f"nfq-delayer for {self.direction} did not apply generation {generation} "
-                           f"within {DELAYER_ACK_TIMEOUT_S} s")
+        raise RuntimeError(
+            f"nfq-delayer for {self.direction} did not apply generation {generation} "
+            f"within {DELAYER_ACK_TIMEOUT_S} s"
+        )
 
 
 class NfqEngine(Engine):
     name = "nfq"
 
-    def __init__(self, runner: CommandRunner, interface: str, ports: Sequence[int], delayer_path: str,
-                 run_dir: Path):
+    def __init__(
+        self,
+        runner: CommandRunner,
+        interface: str,
+        ports: Sequence[int],
+        delayer_path: str,
+        run_dir: Path,
+    ):
         self.runner = runner
         self.interface = interface
         self.ports = tuple(ports)
         self.generation = 0
-        self.toward_device = Delayer("toward_device", QUEUE_TOWARD_DEVICE, runner, delayer_path, run_dir)
+        self.toward_device = Delayer(
+            "toward_device", QUEUE_TOWARD_DEVICE, runner, delayer_path, run_dir
+        )
         self.from_device = Delayer("from_device", QUEUE_FROM_DEVICE, runner, delayer_path, run_dir)
         self.detour = detour.Detour(runner)
 
@@ -226,16 +292,28 @@ class NfqEngine(Engine):
     def problems(self, impairment: Impairment) -> list[str]:
         if impairment.is_neutral:
             return []
-        return [*self._rule_problems(), *self.detour.problems(), *self.toward_device.problems(self.generation),
-                *self.from_device.problems(self.generation)]
+        return [
+            *self._rule_problems(),
+            *self.detour.problems(),
+            *self.toward_device.problems(self.generation),
+            *self.from_device.problems(self.generation),
+        ]
 
     def readback(self) -> dict[str, str]:
-        return {"tc": "", "iptables": self._rules_text(), "iptables_counters": self._counters_text(),
-                "detour": self.detour.readback(), "delayer": self._stats_text()}
+        return {
+            "tc": "",
+            "iptables": self._rules_text(),
+            "iptables_counters": self._counters_text(),
+            "detour": self.detour.readback(),
+            "delayer": self._stats_text(),
+        }
 
     def counters(self) -> dict[str, dict[str, int]]:
-        return {delayer.direction: delayer.stats() for delayer in (self.toward_device, self.from_device)
-                if delayer.is_running()}
+        return {
+            delayer.direction: delayer.stats()
+            for delayer in (self.toward_device, self.from_device)
+            if delayer.is_running()
+        }
 
     def _rules_text(self) -> str:
         return "".join(self.runner.output(ipt("-S", chain)) for chain in (*HOOKS.values(), *HOOKS))
@@ -246,9 +324,14 @@ class NfqEngine(Engine):
 
     def _rule_problems(self) -> list[str]:
         installed = set(self._rules_text().splitlines())
-        return [f"iptables: missing `{line}`" for line in expected_rule_lines(self.interface, self.ports)
-                if line not in installed]
+        return [
+            f"iptables: missing `{line}`"
+            for line in expected_rule_lines(self.interface, self.ports)
+            if line not in installed
+        ]
 
     def _stats_text(self) -> str:
-        return "".join(f"# {direction}\n" + "".join(f"{k}={v}\n" for k, v in stats.items())
-                       for direction, stats in self.counters().items())
+        return "".join(
+            f"# {direction}\n" + "".join(f"{k}={v}\n" for k, v in stats.items())
+            for direction, stats in self.counters().items()
+        )

@@ -1,5 +1,4 @@
 """Runs engine commands, optionally inside another network namespace (tests, the VM check)."""
-from __future__ import annotations
 
 import logging
 import shlex
@@ -44,7 +43,7 @@ class CommandRunner:
         return result.stdout if result.returncode == 0 else ""
 
     def spawn(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
-        """Start a long-running process; its stderr goes to ours so its log lines reach the container log."""
+        """Start a long-running process; its stderr is ours: its log reaches the container log."""
         full = [*self.prefix, *argv]
         log.info("starting %s", shlex.join(full))
         return subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)

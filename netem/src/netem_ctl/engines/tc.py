@@ -5,7 +5,6 @@ into band 1:2, whose child is netem. Everything else takes band 1:1 untouched.
 Ingress (client -> device): u32 filters on the destination ports redirect to an IFB device
 whose root qdisc is netem; other traffic is not redirected.
 """
-from __future__ import annotations
 
 from collections.abc import Sequence
 
@@ -25,13 +24,19 @@ PRIO_ARGS = ["prio", "bands", "2", "priomap", *["0"] * 16]
 
 
 def netem_args(direction: DirectionImpairment) -> list[str]:
-    """Every parameter explicit, so `tc qdisc replace` never keeps a value from the previous profile."""
+    """Every parameter explicit, so `tc qdisc replace` keeps no value of the previous profile."""
     return [
         "netem",
-        "limit", str(direction.limit_packets),
-        "delay", f"{direction.delay_us}us", f"{direction.jitter_us}us",
-        "loss", "random", f"{format_percent(direction.loss_pct)}%",
-        "rate", f"{direction.rate_kbit}kbit",
+        "limit",
+        str(direction.limit_packets),
+        "delay",
+        f"{direction.delay_us}us",
+        f"{direction.jitter_us}us",
+        "loss",
+        "random",
+        f"{format_percent(direction.loss_pct)}%",
+        "rate",
+        f"{direction.rate_kbit}kbit",
     ]
 
 
@@ -40,7 +45,19 @@ def format_percent(value: float) -> str:
 
 
 def port_match(field: str, port: int) -> list[str]:
-    return ["u32", "match", "ip", "protocol", TCP, "0xff", "match", "ip", field, str(port), "0xffff"]
+    return [
+        "u32",
+        "match",
+        "ip",
+        "protocol",
+        TCP,
+        "0xff",
+        "match",
+        "ip",
+        field,
+        str(port),
+        "0xffff",
+    ]
 
 
 def build_commands(interface: str, ports: Sequence[int], impairment: Impairment) -> list[Command]:
@@ -48,29 +65,104 @@ def build_commands(interface: str, ports: Sequence[int], impairment: Impairment)
         ["ip", "link", "add", IFB_DEVICE, "type", "ifb"],
         ["ip", "link", "set", IFB_DEVICE, "up"],
         ["tc", "qdisc", "add", "dev", interface, "root", "handle", ROOT_HANDLE, *PRIO_ARGS],
-        ["tc", "qdisc", "add", "dev", interface, "parent", IMPAIRED_CLASS, "handle", EGRESS_NETEM_HANDLE,
-         *netem_args(impairment.from_device())],
+        [
+            "tc",
+            "qdisc",
+            "add",
+            "dev",
+            interface,
+            "parent",
+            IMPAIRED_CLASS,
+            "handle",
+            EGRESS_NETEM_HANDLE,
+            *netem_args(impairment.from_device()),
+        ],
     ]
     for port in ports:
-        commands.append(["tc", "filter", "add", "dev", interface, "parent", ROOT_HANDLE, "protocol", "ip",
-                         "prio", "1", *port_match("sport", port), "flowid", IMPAIRED_CLASS])
+        commands.append(
+            [
+                "tc",
+                "filter",
+                "add",
+                "dev",
+                interface,
+                "parent",
+                ROOT_HANDLE,
+                "protocol",
+                "ip",
+                "prio",
+                "1",
+                *port_match("sport", port),
+                "flowid",
+                IMPAIRED_CLASS,
+            ]
+        )
     commands.append(["tc", "qdisc", "add", "dev", interface, "handle", INGRESS_HANDLE, "ingress"])
     for port in ports:
-        commands.append(["tc", "filter", "add", "dev", interface, "parent", INGRESS_HANDLE, "protocol", "ip",
-                         "prio", "1", *port_match("dport", port),
-                         "action", "mirred", "egress", "redirect", "dev", IFB_DEVICE])
-    commands.append(["tc", "qdisc", "add", "dev", IFB_DEVICE, "root", "handle", IFB_NETEM_HANDLE,
-                     *netem_args(impairment.toward_device())])
+        commands.append(
+            [
+                "tc",
+                "filter",
+                "add",
+                "dev",
+                interface,
+                "parent",
+                INGRESS_HANDLE,
+                "protocol",
+                "ip",
+                "prio",
+                "1",
+                *port_match("dport", port),
+                "action",
+                "mirred",
+                "egress",
+                "redirect",
+                "dev",
+                IFB_DEVICE,
+            ]
+        )
+    commands.append(
+        [
+            "tc",
+            "qdisc",
+            "add",
+            "dev",
+            IFB_DEVICE,
+            "root",
+            "handle",
+            IFB_NETEM_HANDLE,
+            *netem_args(impairment.toward_device()),
+        ]
+    )
     return commands
 
 
 def update_commands(interface: str, impairment: Impairment) -> list[Command]:
     """Change the profile in place: filters stay, packets already held are not lost."""
     return [
-        ["tc", "qdisc", "replace", "dev", interface, "parent", IMPAIRED_CLASS, "handle", EGRESS_NETEM_HANDLE,
-         *netem_args(impairment.from_device())],
-        ["tc", "qdisc", "replace", "dev", IFB_DEVICE, "root", "handle", IFB_NETEM_HANDLE,
-         *netem_args(impairment.toward_device())],
+        [
+            "tc",
+            "qdisc",
+            "replace",
+            "dev",
+            interface,
+            "parent",
+            IMPAIRED_CLASS,
+            "handle",
+            EGRESS_NETEM_HANDLE,
+            *netem_args(impairment.from_device()),
+        ],
+        [
+            "tc",
+            "qdisc",
+            "replace",
+            "dev",
+            IFB_DEVICE,
+            "root",
+            "handle",
+            IFB_NETEM_HANDLE,
+            *netem_args(impairment.toward_device()),
+        ],
     ]
 
 
@@ -96,8 +188,11 @@ def structure_problems(readback: dict[str, str], ports: Sequence[int]) -> list[s
     """Compare `tc ... show` output with what build_commands installs (u32 prints keys in hex)."""
     problems = []
     expected_lines = {
-        "qdisc": [f"qdisc prio {ROOT_HANDLE} root", f"qdisc netem {EGRESS_NETEM_HANDLE} parent {IMPAIRED_CLASS}",
-                  f"qdisc ingress {INGRESS_HANDLE}"],
+        "qdisc": [
+            f"qdisc prio {ROOT_HANDLE} root",
+            f"qdisc netem {EGRESS_NETEM_HANDLE} parent {IMPAIRED_CLASS}",
+            f"qdisc ingress {INGRESS_HANDLE}",
+        ],
         "ifb_qdisc": [f"qdisc netem {IFB_NETEM_HANDLE} root"],
         "egress_filters": [f"{port:04x}0000/ffff0000 at 20" for port in ports],
         "ingress_filters": [f"0000{port:04x}/0000ffff at 20" for port in ports],
@@ -106,7 +201,9 @@ def structure_problems(readback: dict[str, str], ports: Sequence[int]) -> list[s
         for fragment in fragments:
             if fragment not in readback.get(section, ""):
                 problems.append(f"tc {section}: missing {fragment!r}")
-    if readback.get("ingress_filters", "").lower().count(f"redirect to device {IFB_DEVICE}") < len(ports):
+    if readback.get("ingress_filters", "").lower().count(f"redirect to device {IFB_DEVICE}") < len(
+        ports
+    ):
         problems.append(f"tc ingress_filters: fewer than {len(ports)} redirects to {IFB_DEVICE}")
     return problems
 
@@ -142,4 +239,7 @@ class TcEngine(Engine):
         return {"tc": text, "iptables": ""}
 
     def _read(self) -> dict[str, str]:
-        return {name: self.runner.output(argv) for name, argv in readback_commands(self.interface).items()}
+        return {
+            name: self.runner.output(argv)
+            for name, argv in readback_commands(self.interface).items()
+        }

@@ -1,16 +1,15 @@
-"""Two network namespaces joined by a veth pair, for the integration tests, the benchmark and the VM check.
+"""Two network namespaces joined by a veth pair: the test bed of the tests, the bench, the VM check.
 
 "client" 198.19.250.1 <-> "device" 198.19.250.2 (interface eth0, like the device container).
-Also runnable as a module inside a namespace:
-  python3 -m netem_ctl.testbed serve PORT...            TCP servers for the probes below
-  python3 -m netem_ctl.testbed probe KIND HOST PORT N   prints a JSON list of milliseconds
-                                                        ("oneway": of [toward, back] pairs)
+Also runnable as a script inside a namespace (netem_ctl importable: installed, or PYTHONPATH=src):
+  python3 bench/testbed.py serve PORT...            TCP servers for the probes below
+  python3 bench/testbed.py probe KIND HOST PORT N   prints a JSON list of milliseconds
+                                                    ("oneway": of [toward, back] pairs)
 "connect-spin" and "echo-spin" busy-poll instead of sleeping in the kernel: after idling through
 the delay, a sleeping probe's own wake-up (tens to hundreds of microseconds on a VM) would be
 counted as engine error.
 Stdlib only: it runs in the netem VM too.
 """
-from __future__ import annotations
 
 import json
 import os
@@ -23,8 +22,9 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any, Self
 
-from .engines.runner import CommandRunner
+from netem_ctl.engines.runner import CommandRunner
 
 CLIENT_NS = "tl-client"
 DEVICE_NS = "tl-device"
@@ -36,38 +36,76 @@ ECHO_BYTES = 64
 PROBE_GAP_S = 0.01
 SEGMENT_SOURCE_PORT = 40000
 SEGMENT_GAP_S = 0.0001
-SRC_DIR = str(Path(__file__).resolve().parent.parent)
+SCRIPT = str(Path(__file__).resolve())
+# netem_ctl for the processes started in the namespaces, where it is not installed (the VM).
+SRC_DIR = str(Path(__file__).resolve().parent.parent / "src")
 
 
 class Testbed:
     __test__ = False  # not a pytest test class
+
     def __init__(self) -> None:
         self.device = CommandRunner(("ip", "netns", "exec", DEVICE_NS))
         self.client = CommandRunner(("ip", "netns", "exec", CLIENT_NS))
         self._servers: list[subprocess.Popen[bytes]] = []
 
-    def __enter__(self) -> Testbed:
+    def __enter__(self) -> Self:
         self.teardown()
         host = CommandRunner()
-        host.run_all([
-            ["ip", "netns", "add", CLIENT_NS],
-            ["ip", "netns", "add", DEVICE_NS],
-            ["ip", "-n", CLIENT_NS, "link", "set", "lo", "up"],
-            ["ip", "-n", DEVICE_NS, "link", "set", "lo", "up"],
-        ])
+        host.run_all(
+            [
+                ["ip", "netns", "add", CLIENT_NS],
+                ["ip", "netns", "add", DEVICE_NS],
+                ["ip", "-n", CLIENT_NS, "link", "set", "lo", "up"],
+                ["ip", "-n", DEVICE_NS, "link", "set", "lo", "up"],
+            ]
+        )
         self.link()
         return self
 
     def link(self) -> None:
         """The veth pair between the namespaces (device side eth0), addressed and up."""
-        CommandRunner().run_all([
-            ["ip", "link", "add", CLIENT_INTERFACE, "netns", CLIENT_NS, "type", "veth",
-             "peer", "name", DEVICE_INTERFACE, "netns", DEVICE_NS],
-            ["ip", "-n", CLIENT_NS, "addr", "add", f"{CLIENT_ADDR}/24", "dev", CLIENT_INTERFACE],
-            ["ip", "-n", DEVICE_NS, "addr", "add", f"{DEVICE_ADDR}/24", "dev", DEVICE_INTERFACE],
-            ["ip", "-n", CLIENT_NS, "link", "set", CLIENT_INTERFACE, "up"],
-            ["ip", "-n", DEVICE_NS, "link", "set", DEVICE_INTERFACE, "up"],
-        ])
+        CommandRunner().run_all(
+            [
+                [
+                    "ip",
+                    "link",
+                    "add",
+                    CLIENT_INTERFACE,
+                    "netns",
+                    CLIENT_NS,
+                    "type",
+                    "veth",
+                    "peer",
+                    "name",
+                    DEVICE_INTERFACE,
+                    "netns",
+                    DEVICE_NS,
+                ],
+                [
+                    "ip",
+                    "-n",
+                    CLIENT_NS,
+                    "addr",
+                    "add",
+                    f"{CLIENT_ADDR}/24",
+                    "dev",
+                    CLIENT_INTERFACE,
+                ],
+                [
+                    "ip",
+                    "-n",
+                    DEVICE_NS,
+                    "addr",
+                    "add",
+                    f"{DEVICE_ADDR}/24",
+                    "dev",
+                    DEVICE_INTERFACE,
+                ],
+                ["ip", "-n", CLIENT_NS, "link", "set", CLIENT_INTERFACE, "up"],
+                ["ip", "-n", DEVICE_NS, "link", "set", DEVICE_INTERFACE, "up"],
+            ]
+        )
 
     def unlink(self) -> None:
         """Delete the veth pair, as Docker removes eth0 when the device container stops."""
@@ -86,8 +124,11 @@ class Testbed:
 
     def serve(self, *ports: int) -> None:
         """TCP servers in the device namespace; returns once they accept connections."""
-        server = subprocess.Popen([*self.device.prefix, sys.executable, "-m", "netem_ctl.testbed", "serve",
-                                   *map(str, ports)], env=python_env(), stdout=subprocess.PIPE)
+        server = subprocess.Popen(
+            [*self.device.prefix, sys.executable, SCRIPT, "serve", *map(str, ports)],
+            env=python_env(),
+            stdout=subprocess.PIPE,
+        )
         assert server.stdout is not None
         server.stdout.readline()  # "ready"
         self._servers.append(server)
@@ -95,14 +136,25 @@ class Testbed:
     def one_way(self, port: int, count: int) -> list[tuple[float, float]]:
         """Milliseconds client->device and device->client per message; both namespaces share the
         host's monotonic clock, so the device's receive stamp splits each round trip."""
-        pairs: list[list[float]] = self.probe("oneway", port, count)  # type: ignore[assignment]
+        pairs: list[list[float]] = self._run_probe("oneway", port, count)
         return [(toward, back) for toward, back in pairs]
 
     def probe(self, kind: str, port: int, count: int) -> list[float]:
         """Run a probe from the client namespace; milliseconds per sample."""
-        result = subprocess.run([*self.client.prefix, sys.executable, "-m", "netem_ctl.testbed", "probe", kind,
-                                 DEVICE_ADDR, str(port), str(count)],
-                                env=python_env(), capture_output=True, text=True, timeout=300, check=True)
+        samples: list[float] = self._run_probe(kind, port, count)
+        return samples
+
+    def _run_probe(self, kind: str, port: int, count: int) -> Any:
+        """The JSON a probe prints."""
+        argv = ["probe", kind, DEVICE_ADDR, str(port), str(count)]
+        result = subprocess.run(
+            [*self.client.prefix, sys.executable, SCRIPT, *argv],
+            env=python_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
         return json.loads(result.stdout)
 
 
@@ -154,7 +206,7 @@ def serve(ports: list[int]) -> None:
     threading.Event().wait()
 
 
-def probe(kind: str, host: str, port: int, count: int) -> list[float]:
+def probe(kind: str, host: str, port: int, count: int) -> list[float] | list[list[float]]:
     if kind in ("connect", "connect-spin"):
         return _connect_times(host, port, count, spin=kind.endswith("-spin"))
     if kind == "connect-once":
@@ -162,7 +214,7 @@ def probe(kind: str, host: str, port: int, count: int) -> list[float]:
     if kind in ("echo", "echo-spin"):
         return _echo_times(host, port, count, spin=kind.endswith("-spin"))
     if kind == "oneway":
-        return _one_way_times(host, port, count)  # type: ignore[return-value]
+        return _one_way_times(host, port, count)
     if kind == "download":
         return [_transfer_time(host, port, f"send {count}\n", count)]
     if kind == "upload":
@@ -172,8 +224,10 @@ def probe(kind: str, host: str, port: int, count: int) -> list[float]:
     raise ValueError(f"unknown probe {kind!r}")
 
 
-def _connect_times(host: str, port: int, count: int, timeout_s: float = 30, spin: bool = False) -> list[float]:
-    """One round trip each: SYN out, SYN-ACK back (answered by the device's kernel, no process wakes)."""
+def _connect_times(
+    host: str, port: int, count: int, timeout_s: float = 30, spin: bool = False
+) -> list[float]:
+    """One round trip each: SYN out, SYN-ACK back (the device's kernel answers)."""
     samples = []
     for _ in range(count):
         with socket.socket() as sock:
@@ -199,7 +253,7 @@ def _spin_connect(sock: socket.socket, address: tuple[str, int], deadline: float
 
 
 def _echo_times(host: str, port: int, count: int, spin: bool = False) -> list[float]:
-    """Application-level ping over one connection (TCP_NODELAY), like ICMP ping but on the TCP port."""
+    """Application-level ping over one TCP_NODELAY connection: ICMP ping, but on the TCP port."""
     message = b"p" * ECHO_BYTES
     samples = []
     with socket.create_connection((host, port), timeout=30) as sock:
@@ -245,7 +299,7 @@ def _one_way_times(host: str, port: int, count: int) -> list[list[float]]:
 
 
 def _segments_time(host: str, port: int, count: int) -> float:
-    """`count` bare TCP ACK segments from a raw socket: one packet each, whatever TCP's congestion state.
+    """`count` bare TCP ACK segments from a raw socket: one packet each, whatever TCP's state.
 
     They belong to no connection (the device answers with RST) and carry no valid checksum:
     netfilter counts them before TCP would discard them, which is all a packet counter needs.
@@ -260,7 +314,8 @@ def _segments_time(host: str, port: int, count: int) -> float:
 
 
 def _transfer_time(host: str, port: int, request: str, size: int) -> float:
-    """Milliseconds from the request to the last byte (download) or the server's receipt (upload)."""
+    """Milliseconds from the request to the last byte (download) or to the server's receipt
+    (upload)."""
     with socket.create_connection((host, port), timeout=60) as sock:
         start = time.perf_counter()
         sock.sendall(request.encode())
