@@ -1,7 +1,21 @@
 # bench-runner targets (included by the root Makefile).
+##@ Runner (bench-runner)
 BENCH_PLAN ?= nightly
+RUNNER_TEST_IMAGE ?= transport-lab/bench-runner-test:dev
 
-.PHONY: bench-matrix bench-smoke test-sink-spool test-faults
+.PHONY: bench-matrix bench-smoke runner-test-image test-runner lint-runner test-sink-spool test-faults
+
+runner-test-image: .env
+	$(TEST_COMPOSE) --profile tools build bench-runner
+
+test-runner: runner-test-image ## bench-runner unit tests (in its test image)
+	docker run --rm -e CI --entrypoint python3 $(RUNNER_TEST_IMAGE) \
+	  -m pytest /app/tests -p no:cacheprovider --ignore=/app/tests/integration
+
+lint-runner: runner-test-image ## ruff (lint, format) on bench-runner and tests/e2e, mypy --strict on bench-runner
+	docker run --rm -v "$(CURDIR)/tests/e2e:/e2e:ro" -w /app --entrypoint sh $(RUNNER_TEST_IMAGE) -c \
+	  'ruff check --config pyproject.toml src tests /e2e && ruff format --check --config pyproject.toml src tests /e2e \
+	   && mypy --strict src'
 
 bench-matrix: .env ## Run a plan (BENCH_PLAN=nightly: every mode x client x profile), then `bench-runner report`
 	run_id=matrix-$$(date -u +%Y%m%dT%H%M%SZ); status=0; \
@@ -17,7 +31,7 @@ bench-smoke: .env ## Quick smoke plan: every mode and client at local, 3 iterati
 SPOOL_COMPOSE ?= $(COMPOSE) -p transport-lab-spool -f compose.yaml -f compose.test.yaml
 SPOOL_SUBNET ?= 198.18.102.0/24
 
-test-sink-spool: .env ## Stop InfluxDB, run, start it, replay: every reported point is stored
+test-sink-spool: build runner-test-image ## Stop InfluxDB, run, start it, replay: every reported point is stored
 	LAB_TEST_SUBNET=$(SPOOL_SUBNET) SPOOL_COMPOSE="$(SPOOL_COMPOSE)" \
 	  bench-runner/tests/integration/spool_outage.sh
 
@@ -26,6 +40,6 @@ test-sink-spool: .env ## Stop InfluxDB, run, start it, replay: every reported po
 FAULTS_COMPOSE ?= $(COMPOSE) -p transport-lab-faults -f compose.yaml -f compose.test.yaml
 FAULTS_SUBNET ?= 198.18.103.0/24
 
-test-faults: .env ## Restart the device mid-mode and start a second run on a busy lab: no number from either
+test-faults: build runner-test-image ## Restart the device mid-mode and start a second run on a busy lab: no number from either
 	LAB_TEST_SUBNET=$(FAULTS_SUBNET) FAULTS_COMPOSE="$(FAULTS_COMPOSE)" \
 	  bench-runner/tests/integration/faults.sh

@@ -21,7 +21,7 @@ def _load(packet: Packet, size: int, offset: int) -> int | None:
     width = {bpf.BPF_W: 4, bpf.BPF_H: 2, bpf.BPF_B: 1}[size]
     if offset + width > len(packet.frame):
         return None  # the kernel ends the program and drops the packet
-    return int.from_bytes(packet.frame[offset:offset + width], "big")
+    return int.from_bytes(packet.frame[offset : offset + width], "big")
 
 
 def run(program: list[tuple[int, int, int, int]], packet: Packet) -> int:

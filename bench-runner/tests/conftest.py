@@ -10,15 +10,16 @@ import pytest
 
 from bench_runner.modes import MODES_BY_NAME, Target
 from bench_runner.results import (
+    IterationRecord,
     LabInfo,
     ModeResult,
+    ModeRun,
     ProfileInfo,
     RunnerInfo,
     RunResult,
     TargetInfo,
 )
 from bench_runner.rtt_probe import RttProbe
-from bench_runner.runner import IterationRecord, ModeRun
 from bench_runner.stats import summarize
 
 TARGET = Target(host="device", ssh_port=22, https_port=443, username="u", password="p")
@@ -46,9 +47,11 @@ def fake_http_server() -> Iterator[FakeHttpServer]:
     class Handler(BaseHTTPRequestHandler):
         def _record(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
-            state.requests.append(RecordedRequest(
-                self.command, self.path, dict(self.headers.items()), self.rfile.read(length)
-            ))
+            state.requests.append(
+                RecordedRequest(
+                    self.command, self.path, dict(self.headers.items()), self.rfile.read(length)
+                )
+            )
             self.send_response(state.status)
             self.send_header("Content-Length", "0")
             self.end_headers()
@@ -77,8 +80,16 @@ def sample_run() -> tuple[RunResult, list[ModeRun]]:
     """A finished two-mode run: one clean mode, one with a failed iteration."""
     started = datetime(2026, 11, 22, 11, 0, 0, tzinfo=UTC)
     profile = ProfileInfo(
-        name="regional", rtt_ms=30.0, jitter_ms=1.0, loss_pct=0.0, rate_mbit=0.0,
-        source="test", engine="nfq", engine_reason="test", applied_at=None, readback=None,
+        name="regional",
+        rtt_ms=30.0,
+        jitter_ms=1.0,
+        loss_pct=0.0,
+        rate_mbit=0.0,
+        source="test",
+        engine="nfq",
+        engine_reason="test",
+        applied_at=None,
+        readback=None,
     )
     mode_runs = []
     for mode, records in (
@@ -92,24 +103,35 @@ def sample_run() -> tuple[RunResult, list[ModeRun]]:
         samples = [record.wall_ms for record in iteration_records if record.ok]
         errors = [record.error for record in iteration_records if record.error]
         result = ModeResult(
-            mode=mode.name, transport=mode.transport.value, client=mode.client,
-            client_version="1.0", description=mode.description, iterations=2, warmup=0,
-            commands=["show version"], configured_rtt_ms=30.0, verified_rtt_ms=30.4,
+            mode=mode.name,
+            transport=mode.transport.value,
+            client=mode.client,
+            client_version="1.0",
+            description=mode.description,
+            iterations=2,
+            warmup=0,
+            commands=["show version"],
+            configured_rtt_ms=30.0,
+            verified_rtt_ms=30.4,
             rtt_probe=RttProbe(port=mode.port(TARGET), samples=10),
             min_round_trips=mode.min_round_trips(1),
             expected_round_trips=mode.expected_round_trips(1),
-            ok=not errors, stats=summarize(samples, len(errors)), samples_ms=samples,
+            ok=not errors,
+            stats=summarize(samples, len(errors)),
+            samples_ms=samples,
             error_messages=errors,
         )
         mode_runs.append(ModeRun(result, iteration_records))
     run = RunResult(
-        run_id="20261122T110000Z-abc123", started_at=started,
+        run_id="20261122T110000Z-abc123",
+        started_at=started,
         finished_at=started + timedelta(minutes=1),
         lab=LabInfo(commit="deadbeef", images=None),
         runner=RunnerInfo(version="0.1.0", python="3.11"),
         device={"hostname": "lab-r1"},
         target=TargetInfo(host=TARGET.host, ssh_port=TARGET.ssh_port, https_port=TARGET.https_port),
-        profile=profile, modes=[mode_run.result for mode_run in mode_runs],
+        profile=profile,
+        modes=[mode_run.result for mode_run in mode_runs],
         ok=all(mode_run.result.ok for mode_run in mode_runs),
     )
     return run, mode_runs

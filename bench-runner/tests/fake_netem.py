@@ -1,7 +1,7 @@
-"""A stand-in for netem's control API on 127.0.0.1: the run lock, the profile and its
-history, as netem/README.md specifies them, with a ``restart()`` (what a device restart
-does to the sidecar). The real API is tested in netem/tests; the runner's end-to-end tests
-use the real sidecar."""
+"""A stand-in for netem's control API on 127.0.0.1: the run lock, the profile (named, custom
+or cleared) and its history, as netem/README.md specifies them, with a ``restart()`` (what
+a device restart does to the sidecar). The real API is tested in netem/tests; the runner's
+end-to-end tests use the real sidecar."""
 
 import json
 import secrets
@@ -12,12 +12,28 @@ from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+PROFILES = {"local": 0.0, "campus": 2.0, "regional": 30.0}
+"""The profiles file: name -> RTT in ms."""
+PROFILE_FIELDS = {
+    "name",
+    "rtt_ms",
+    "split",
+    "jitter_ms",
+    "loss_pct",
+    "rate_mbit",
+    "limit_packets",
+    "source",
+}
+"""What PUT /profile accepts (netem's Profile forbids anything else)."""
+
 
 class FakeNetem:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.url = ""
         self.holder: dict[str, Any] | None = None
+        self.custom: dict[str, dict[str, Any]] = {}
+        """Custom profiles (PUT /profile) by name."""
         self.restart()
 
     def restart(self, profile: str = "regional") -> None:
@@ -34,19 +50,35 @@ class FakeNetem:
             self._record(event, profile, since)
 
     def _record(self, event: str, profile: str | None, since: datetime | None = None) -> None:
-        entry = {"generation": len(self.events), "event": event, "profile": profile,
-                 "at": datetime.now(UTC).isoformat()}
+        entry = {
+            "generation": len(self.events),
+            "event": event,
+            "profile": profile,
+            "at": datetime.now(UTC).isoformat(),
+        }
         if since is not None:
             entry["since"] = since.isoformat()
         self.events.append(entry)
 
     def state(self) -> dict[str, Any]:
         latest = self.events[-1]
-        return {"engine": "nfq", "instance": self.instance, "generation": latest["generation"],
-                "profile": {"name": latest["profile"] or "none", "rtt_ms": 30.0}}
+        name = latest["profile"] or "none"
+        profile = self.custom.get(name) or {"name": name, "rtt_ms": PROFILES.get(name, 0.0)}
+        return {
+            "engine": "nfq",
+            "instance": self.instance,
+            "generation": latest["generation"],
+            # What netem derives from the values; a custom PUT must not send it back.
+            "profile": {**profile, "directions": {"toward_device": {}, "from_device": {}}},
+        }
 
-    def handle(self, method: str, path: str, headers: dict[str, str],
-               body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def profile(self) -> str:
+        """The name of the profile in effect."""
+        return str(self.state()["profile"]["name"])
+
+    def handle(
+        self, method: str, path: str, headers: dict[str, str], body: dict[str, Any]
+    ) -> tuple[int, dict[str, Any]]:
         with self.lock:
             token = path.removeprefix("/lock/") if path.startswith("/lock/") else None
             if (method, path) == ("GET", "/profile/history"):
@@ -56,8 +88,12 @@ class FakeNetem:
             if (method, path) == ("POST", "/lock"):
                 if self.holder is not None:
                     return 409, {"detail": {"message": f"held by {self.holder['owner']}"}}
-                self.holder = {"token": secrets.token_hex(8), "owner": body["owner"],
-                               "ttl_s": body["ttl_s"], "instance": self.instance}
+                self.holder = {
+                    "token": secrets.token_hex(8),
+                    "owner": body["owner"],
+                    "ttl_s": body["ttl_s"],
+                    "instance": self.instance,
+                }
                 return 200, self.holder
             if token is not None and method in ("PUT", "DELETE"):
                 if self.holder is None or self.holder["token"] != token:
@@ -65,13 +101,32 @@ class FakeNetem:
                 if method == "DELETE":
                     self.holder = None
                 return 200, {}
-            if method == "PUT" and path.startswith("/profile/"):
-                if self.holder is not None \
-                        and headers.get("x-netem-lock") != self.holder["token"]:
+            if (method, path) == ("GET", "/profiles"):
+                profiles = [{"name": name, "rtt_ms": rtt} for name, rtt in PROFILES.items()]
+                return 200, {"profiles": profiles}
+            if path == "/profile" or path.startswith("/profile/"):
+                token = headers.get("x-netem-lock")
+                if self.holder is not None and token != self.holder["token"]:
                     return 423, {"detail": {"message": f"held by {self.holder['owner']}"}}
-                self._record("applied", path.removeprefix("/profile/"))
-                return 200, self.state()
+                if self.holder is None and token is not None:
+                    return 423, {"detail": {"message": "token unknown to this netem instance"}}
+                return self._change(method, path.removeprefix("/profile").removeprefix("/"), body)
         return 404, {"detail": "no such route"}
+
+    def _change(self, method: str, name: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """DELETE /profile (clear), PUT /profile (a custom profile) or PUT /profile/{name}."""
+        if (method, name) == ("DELETE", ""):
+            self._record("cleared", "none")
+        elif (method, name) == ("PUT", ""):
+            if not set(body) <= PROFILE_FIELDS:
+                return 422, {"detail": f"extra fields: {sorted(set(body) - PROFILE_FIELDS)}"}
+            self.custom[body["name"]] = body
+            self._record("applied", body["name"])
+        elif method == "PUT" and name in PROFILES:
+            self._record("applied", name)
+        else:
+            return 404, {"detail": f"unknown profile {name!r}"}
+        return 200, self.state()
 
 
 @contextmanager
@@ -82,8 +137,9 @@ def serve_fake_netem() -> Iterator[FakeNetem]:
         def _answer(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
-            status, answer = netem.handle(self.command, self.path,
-                                          {k.lower(): v for k, v in self.headers.items()}, body)
+            status, answer = netem.handle(
+                self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body
+            )
             data = json.dumps(answer).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")

@@ -17,9 +17,16 @@ def accepts(program: list[tuple[int, int, int, int]], packet: Packet) -> bool:
 
 
 def test_assemble_resolves_forward_labels() -> None:
-    program = bpf.assemble([bpf.Insn(bpf.BPF_JMP | bpf.BPF_JEQ, 6, "yes", "no"),
-                            bpf.Insn(bpf.BPF_RET, 1), "no", bpf.Insn(bpf.BPF_RET, 0),
-                            "yes", bpf.Insn(bpf.BPF_RET, 128)])
+    program = bpf.assemble(
+        [
+            bpf.Insn(bpf.BPF_JMP | bpf.BPF_JEQ, 6, "yes", "no"),
+            bpf.Insn(bpf.BPF_RET, 1),
+            "no",
+            bpf.Insn(bpf.BPF_RET, 0),
+            "yes",
+            bpf.Insn(bpf.BPF_RET, 128),
+        ]
+    )
     assert program == [(0x15, 2, 1, 6), (0x06, 0, 0, 1), (0x06, 0, 0, 0), (0x06, 0, 0, 128)]
 
 
@@ -35,14 +42,17 @@ def test_ipv4_filter_keeps_both_directions_of_the_modes_ports() -> None:
     assert run(program, Packet(ETHERNET + ipv4_tcp(TARGET, RUNNER, 22, 40000))) == bpf.SNAPLEN
 
 
-@pytest.mark.parametrize("frame", [
-    ETHERNET + ipv4_tcp(RUNNER, TARGET, 40000, 443),             # another port of the target
-    ETHERNET + ipv4_tcp(TARGET, RUNNER, 9100, 40000),           # its metrics port
-    ETHERNET + ipv4_tcp(RUNNER, OTHER, 40000, 22),               # another host
-    ETHERNET + ipv4_tcp(RUNNER, TARGET, 22, 40000),              # our port 22, not its
-    ETHERNET + ipv4_tcp(RUNNER, TARGET, 40000, 22, protocol=17),  # UDP
-    ETHERNET + ipv4_tcp(RUNNER, TARGET, 40000, 22, fragment_offset=185),
-])
+@pytest.mark.parametrize(
+    "frame",
+    [
+        ETHERNET + ipv4_tcp(RUNNER, TARGET, 40000, 443),  # another port of the target
+        ETHERNET + ipv4_tcp(TARGET, RUNNER, 9100, 40000),  # its metrics port
+        ETHERNET + ipv4_tcp(RUNNER, OTHER, 40000, 22),  # another host
+        ETHERNET + ipv4_tcp(RUNNER, TARGET, 22, 40000),  # our port 22, not its
+        ETHERNET + ipv4_tcp(RUNNER, TARGET, 40000, 22, protocol=17),  # UDP
+        ETHERNET + ipv4_tcp(RUNNER, TARGET, 40000, 22, fragment_offset=185),
+    ],
+)
 def test_ipv4_filter_drops_everything_else(frame: bytes) -> None:
     assert not accepts(bpf.tcp_filter(TARGET, (22,)), Packet(frame))
 

@@ -4,6 +4,8 @@ import pytest
 from typer.testing import CliRunner
 
 from bench_runner.cli import app
+from bench_runner.plan import Plan
+from bench_runner.settings import Settings
 
 runner = CliRunner()
 
@@ -44,10 +46,25 @@ def test_credentials_are_required(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_unreachable_device_fails_the_mode_and_still_writes_results(tmp_path: Path) -> None:
     result = runner.invoke(
         app,
-        ["run", "--netem", "none", "--no-sinks", "--modes", "https/keep-alive",
-         "--iterations", "1", "--warmup", "0", "--run-id", "unreachable"],
-        env={"DEVICE_HOST": "127.0.0.1", "DEVICE_HTTPS_PORT": "9",
-             "DEVICE_METRICS_URL": "http://127.0.0.1:9"},
+        [
+            "run",
+            "--netem",
+            "none",
+            "--no-sinks",
+            "--modes",
+            "https/keep-alive",
+            "--iterations",
+            "1",
+            "--warmup",
+            "0",
+            "--run-id",
+            "unreachable",
+        ],
+        env={
+            "DEVICE_HOST": "127.0.0.1",
+            "DEVICE_HTTPS_PORT": "9",
+            "DEVICE_METRICS_URL": "http://127.0.0.1:9",
+        },
     )
     assert result.exit_code == 1
     document = (tmp_path / "unreachable" / "results.json").read_text()
@@ -62,3 +79,54 @@ def test_unknown_plan_and_bad_override_are_usage_errors() -> None:
     result = runner.invoke(app, ["run", "--netem", "none", "--no-sinks", "--clients", "telnet"])
     assert result.exit_code == 2
     assert "unknown client" in result.output
+
+
+def test_help_texts_name_the_plan_defaults() -> None:
+    defaults = Plan()
+    result = runner.invoke(app, ["run", "--help"], env={"COLUMNS": "400"})
+    assert result.exit_code == 0
+    for named in (
+        f"measured iterations per mode; default: the plan's, else {defaults.iterations}",
+        f"discarded iterations per mode; default: the plan's, else {defaults.warmup}",
+        f'default: the plan\'s, else "{";".join(defaults.commands)}"',
+        f"default: the plan's, else {defaults.baseline}",
+        f"seconds allowed per iteration; default: the plan's, else {defaults.timeout_s:g}",
+        f"default: the plan's, else {defaults.netconf_reply_bytes}",
+    ):
+        assert named in result.output
+
+
+def test_a_number_for_commands_is_a_usage_error() -> None:
+    """clibench's ``--commands 5``: refused before anything is measured, saying what the
+    option takes."""
+    result = runner.invoke(
+        app, ["run", "--netem", "none", "--no-sinks", "--commands", "5"], env={"COLUMNS": "250"}
+    )
+    assert result.exit_code == 2
+    assert "--commands takes them separated by semicolons" in result.output
+    assert "the number of commands per iteration is how many are listed" in result.output
+
+
+def test_results_are_named_where_the_host_has_them(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["run", "--netem", "none", "--no-sinks", "--modes", "https/keep-alive", "--run-id", "r1"],
+        env={
+            "DEVICE_HOST": "127.0.0.1",
+            "DEVICE_HTTPS_PORT": "9",
+            "DEVICE_METRICS_URL": "http://127.0.0.1:9",
+            "RESULTS_HOST_DIR": "/home/me/transport-lab/results",
+            "COLUMNS": "250",
+        },
+    )
+    assert "results: /home/me/transport-lab/results/r1/ (results.json" in result.output
+    assert (tmp_path / "r1" / "results.json").exists()
+
+
+def test_without_a_host_directory_the_container_path_is_shown(tmp_path: Path) -> None:
+    settings = Settings(results_host_dir="")
+    assert settings.results_host_dir is None
+    assert settings.shown_path(tmp_path / "r1") == tmp_path / "r1"
+    mounted = Settings(results_host_dir="/srv/results")
+    assert mounted.shown_path(tmp_path / "spool" / "x.lp") == Path("/srv/results/spool/x.lp")
+    assert mounted.shown_path(Path("/elsewhere")) == Path("/elsewhere")

@@ -22,7 +22,6 @@ from cryptography.x509.oid import NameOID
 from bench_runner.modes import (
     ALL_MODES,
     BulkDownload,
-    IterationError,
     Target,
     select_modes,
     sweep_bulk_sizes,
@@ -30,6 +29,7 @@ from bench_runner.modes import (
 from bench_runner.modes.bulk import BULK_BYTES
 from bench_runner.modes.https_bulk import HttpsBulk, RequestsBulk
 from bench_runner.runner import run_iteration
+from bench_runner.validation import IterationError
 
 # The modes disable it at import, during collection, whose warning filters pytest discards.
 pytestmark = pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
@@ -51,17 +51,29 @@ def _self_signed(directory: Path) -> tuple[Path, Path]:
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "device")])
     now = datetime.datetime.now(datetime.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now).not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
-            .sign(key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now)
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
     cert_path, key_path = directory / "cert.pem", directory / "key.pem"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                           serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
     return cert_path, key_path
 
 
@@ -123,8 +135,9 @@ def bulk_server(tmp_path: Path) -> Iterator[BulkServer]:
 
 
 def _target(server: BulkServer, password: str = PASSWORD) -> Target:
-    return Target(host="127.0.0.1", ssh_port=22, https_port=server.port,
-                  username=USERNAME, password=password)
+    return Target(
+        host="127.0.0.1", ssh_port=22, https_port=server.port, username=USERNAME, password=password
+    )
 
 
 async def _iterations(mode: HttpsBulk, target: Target, count: int) -> list[list[str]]:
@@ -133,8 +146,9 @@ async def _iterations(mode: HttpsBulk, target: Target, count: int) -> list[list[
 
 
 @pytest.mark.parametrize("mode_type", [HttpsBulk, RequestsBulk])
-def test_one_kept_connection_counts_every_byte(mode_type: type[HttpsBulk],
-                                               bulk_server: BulkServer) -> None:
+def test_one_kept_connection_counts_every_byte(
+    mode_type: type[HttpsBulk], bulk_server: BulkServer
+) -> None:
     outputs = asyncio.run(_iterations(mode_type("10M"), _target(bulk_server), 3))
     assert outputs == [[f"{10 << 20} bytes"]] * 3
     # The connection is opened (and the route checked) before the first iteration.
@@ -143,8 +157,7 @@ def test_one_kept_connection_counts_every_byte(mode_type: type[HttpsBulk],
 
 
 @pytest.mark.parametrize("mode_type", [HttpsBulk, RequestsBulk])
-def test_body_is_streamed_not_held(mode_type: type[HttpsBulk],
-                                   bulk_server: BulkServer) -> None:
+def test_body_is_streamed_not_held(mode_type: type[HttpsBulk], bulk_server: BulkServer) -> None:
     async def download() -> None:
         async with mode_type("10M").session(_target(bulk_server)) as session:
             tracemalloc.start()
@@ -159,8 +172,9 @@ def test_body_is_streamed_not_held(mode_type: type[HttpsBulk],
 
 
 @pytest.mark.parametrize("mode_type", [HttpsBulk, RequestsBulk])
-def test_short_body_fails_the_iteration(mode_type: type[HttpsBulk],
-                                        bulk_server: BulkServer) -> None:
+def test_short_body_fails_the_iteration(
+    mode_type: type[HttpsBulk], bulk_server: BulkServer
+) -> None:
     async def one_iteration() -> str | None:
         async with mode_type("10M").session(_target(bulk_server)) as session:
             bulk_server.announced_bytes["10M"] = BULK_BYTES["10M"] - 1
@@ -170,8 +184,9 @@ def test_short_body_fails_the_iteration(mode_type: type[HttpsBulk],
 
 
 @pytest.mark.parametrize("mode_type", [HttpsBulk, RequestsBulk])
-def test_session_needs_auth_and_the_route(mode_type: type[HttpsBulk],
-                                          bulk_server: BulkServer) -> None:
+def test_session_needs_auth_and_the_route(
+    mode_type: type[HttpsBulk], bulk_server: BulkServer
+) -> None:
     with pytest.raises(IterationError, match="/bulk/10M: HTTP 401"):
         asyncio.run(_iterations(mode_type("10M"), _target(bulk_server, "wrong"), 1))
     del bulk_server.announced_bytes["1G"]  # a device without the route answers 404
@@ -182,14 +197,19 @@ def test_session_needs_auth_and_the_route(mode_type: type[HttpsBulk],
 def test_swept_with_tunnel_bulk_and_reports_its_transfer() -> None:
     selected = select_modes(["tunnel/bulk", "https/bulk"], ["all"])
     assert [(mode.name, mode.client) for mode in selected.modes] == [
-        ("tunnel/bulk", "asyncssh"), ("tunnel/bulk", "paramiko"), ("tunnel/bulk", "openssh"),
-        ("https/bulk", "httpx"), ("https/bulk", "requests"),
+        ("tunnel/bulk", "asyncssh"),
+        ("tunnel/bulk", "paramiko"),
+        ("tunnel/bulk", "openssh"),
+        ("https/bulk", "httpx"),
+        ("https/bulk", "requests"),
     ]
     swept = sweep_bulk_sizes(selected.modes, ["10M", "1G"])
     https = [mode for mode in swept if mode.name == "https/bulk"]
     assert [(mode.client, mode.parameters()) for mode in https] == [
-        ("httpx", {"bulk_size": "10M"}), ("httpx", {"bulk_size": "1G"}),
-        ("requests", {"bulk_size": "10M"}), ("requests", {"bulk_size": "1G"}),
+        ("httpx", {"bulk_size": "10M"}),
+        ("httpx", {"bulk_size": "1G"}),
+        ("requests", {"bulk_size": "10M"}),
+        ("requests", {"bulk_size": "1G"}),
     ]
     assert [mode.transfer_bytes() for mode in https] == [10 << 20, 1 << 30] * 2
     assert len(swept) == 10

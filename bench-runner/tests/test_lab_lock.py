@@ -23,20 +23,22 @@ def _lock(netem: FakeNetem, owner: str, wait_s: float = 0.0) -> LabLock:
 
 
 def test_a_second_run_is_refused_with_the_holders_name(netem: FakeNetem) -> None:
-    with _lock(netem, run_owner("first")), \
-            pytest.raises(LabBusyError, match="held by bench-runner run first on "):
+    with (
+        _lock(netem, run_owner("first")),
+        pytest.raises(LabBusyError, match="held by bench-runner run first on "),
+    ):
         _lock(netem, "second").__enter__()
     assert netem.holder is None  # released on exit
 
 
-def test_a_second_run_may_wait_for_the_first(netem: FakeNetem,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_second_run_may_wait_for_the_first(
+    netem: FakeNetem, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(lab_lock, "WAIT_POLL_S", 0.05)
     first = _lock(netem, "first").__enter__()
     waits: list[str] = []
     threading.Timer(0.3, first.__exit__, (None, None, None)).start()
-    second = LabLock(lambda: NetemClient(netem.url), "second", wait_s=10,
-                     on_wait=waits.append)
+    second = LabLock(lambda: NetemClient(netem.url), "second", wait_s=10, on_wait=waits.append)
     with second:
         assert second.lease is not None
         assert netem.holder is not None
@@ -64,6 +66,16 @@ def test_after_a_netem_restart_the_lock_is_taken_again(netem: FakeNetem) -> None
         assert lock.lost is None
 
 
+def test_a_refreshed_lease_is_one_a_restarted_netem_knows(netem: FakeNetem) -> None:
+    with _lock(netem, "run") as lock:
+        stale = lock.lease
+        netem.restart()
+        client = NetemClient(netem.url)
+        with pytest.raises(LabBusyError, match="unknown"):
+            client.apply("local", stale)
+        assert client.apply("local", lock.refresh()).profile.name == "local"
+
+
 def test_a_lock_someone_else_took_meanwhile_is_lost(netem: FakeNetem) -> None:
     with _lock(netem, "run") as lock:
         netem.restart()
@@ -74,8 +86,9 @@ def test_a_lock_someone_else_took_meanwhile_is_lost(netem: FakeNetem) -> None:
         assert "held by intruder" in lock.lost
 
 
-def test_the_lease_is_renewed_in_the_background(netem: FakeNetem,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_lease_is_renewed_in_the_background(
+    netem: FakeNetem, monkeypatch: pytest.MonkeyPatch
+) -> None:
     renewals: list[str] = []
     original = NetemClient.renew
 

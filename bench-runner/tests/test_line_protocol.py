@@ -89,17 +89,20 @@ def test_points_that_do_not_collide_keep_their_timestamps() -> None:
     assert distinct_timestamps(points) == points
 
 
-@pytest.mark.parametrize(("lines", "expected"), [
-    ("m v=1i 1763809200000\n", "ms"),
-    ("\nm,t=a v=1i 1763809200000000000\nm v=2i 1\n", "ns"),
-])
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        ("m v=1i 1763809200000\n", "ms"),
+        ("\nm,t=a v=1i 1763809200000000000\nm v=2i 1\n", "ns"),
+    ],
+)
 def test_timestamp_precision_of_a_payload(lines: str, expected: str) -> None:
     assert timestamp_precision(lines) == expected
 
 
 def test_timestamp_precision_refuses_what_is_not_line_protocol() -> None:
     with pytest.raises(ValueError, match="no timestamp"):
-        timestamp_precision("{\"not\": \"line protocol\"}")
+        timestamp_precision('{"not": "line protocol"}')
 
 
 def test_count_points_ignores_blank_lines() -> None:

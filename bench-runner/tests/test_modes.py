@@ -16,14 +16,31 @@ from bench_runner.modes import (
 from bench_runner.modes.https import exec_path, tls13_context
 
 EXPECTED_DEFAULT = [
-    "ssh/fresh-conn", "ssh/reuse-conn", "ssh/pty-fresh",
-    "https/fresh-conn", "https/keep-alive", "https/batch-post",
+    "ssh/fresh-conn",
+    "ssh/reuse-conn",
+    "ssh/pty-fresh",
+    "https/fresh-conn",
+    "https/keep-alive",
+    "https/batch-post",
 ]
 EXPECTED_ALL = [
-    "ssh/fresh-conn", "ssh/reuse-conn", "ssh/batch-exec", "ssh/pty-fresh", "ssh/pty-reuse",
-    "https/fresh-conn", "https/keep-alive", "https/batch-post", "https/multi-cmd",
-    "https/tls-resume", "https/restconf-get", "https/bulk", "netconf/fresh-session",
-    "netconf/reuse-session", "netconf/batch-rpc", "netconf/edit-commit", "tunnel/bulk",
+    "ssh/fresh-conn",
+    "ssh/reuse-conn",
+    "ssh/batch-exec",
+    "ssh/pty-fresh",
+    "ssh/pty-reuse",
+    "https/fresh-conn",
+    "https/keep-alive",
+    "https/batch-post",
+    "https/multi-cmd",
+    "https/tls-resume",
+    "https/restconf-get",
+    "https/bulk",
+    "netconf/fresh-session",
+    "netconf/reuse-session",
+    "netconf/batch-rpc",
+    "netconf/edit-commit",
+    "tunnel/bulk",
     "tunnel/request",
 ]
 
@@ -74,8 +91,12 @@ def test_round_trip_bounds(name: str, n_commands: int, minimum: int, expected: i
 
 
 def test_mode_identity() -> None:
-    floor_clients = {Transport.SSH: {"asyncssh"}, Transport.HTTPS: {"httpx", "python-ssl"},
-                     Transport.NETCONF: {"asyncssh"}, Transport.TUNNEL: {"asyncssh"}}
+    floor_clients = {
+        Transport.SSH: {"asyncssh"},
+        Transport.HTTPS: {"httpx", "python-ssl"},
+        Transport.NETCONF: {"asyncssh"},
+        Transport.TUNNEL: {"asyncssh"},
+    }
     for mode in ALL_MODES:
         assert mode.name.startswith(mode.transport.value + "/")
         assert (mode.client in floor_clients[mode.transport]) == mode.floor
@@ -100,16 +121,20 @@ def test_select_modes_keeps_given_order_and_rejects_unknown() -> None:
 
 
 def test_select_clients_reports_what_a_library_cannot_do() -> None:
-    selection = select_modes(["ssh/reuse-conn", "ssh/pty-fresh", "https/keep-alive"],
-                             ["floor", "netmiko", "paramiko"])
+    selection = select_modes(
+        ["ssh/reuse-conn", "ssh/pty-fresh", "https/keep-alive"], ["floor", "netmiko", "paramiko"]
+    )
     assert [(m.name, m.client) for m in selection.modes] == [
-        ("ssh/reuse-conn", "asyncssh"), ("ssh/reuse-conn", "paramiko"),
-        ("ssh/pty-fresh", "asyncssh"), ("ssh/pty-fresh", "netmiko"),
+        ("ssh/reuse-conn", "asyncssh"),
+        ("ssh/reuse-conn", "paramiko"),
+        ("ssh/pty-fresh", "asyncssh"),
+        ("ssh/pty-fresh", "netmiko"),
         ("https/keep-alive", "httpx"),
     ]
     # An SSH library is not "not applicable" to HTTPS modes: it is simply not an HTTPS client.
     assert [(e.mode, e.client) for e in selection.not_applicable] == [
-        ("ssh/reuse-conn", "netmiko"), ("ssh/pty-fresh", "paramiko"),
+        ("ssh/reuse-conn", "netmiko"),
+        ("ssh/pty-fresh", "paramiko"),
     ]
     assert all(entry.reason.startswith(entry.client + ": ") for entry in selection.not_applicable)
 
@@ -137,14 +162,16 @@ def test_tls_context_pins_tls13() -> None:
 
 
 def test_restconf_reply_check() -> None:
-    from bench_runner.modes import IterationError
     from bench_runner.modes.https import check_restconf
+    from bench_runner.validation import IterationError
 
     body = '{"Cisco-IOS-XE-native:native": {"hostname": "lab-r1"}}'
     assert check_restconf(200, body) == body
-    for status, bad, reason in [(401, "Unauthorized", "HTTP 401: Unauthorized"),
-                                (200, "<native/>", "not JSON"),
-                                (200, '{"errors": {}}', "no Cisco-IOS-XE-native:native")]:
+    for status, bad, reason in [
+        (401, "Unauthorized", "HTTP 401: Unauthorized"),
+        (200, "<native/>", "not JSON"),
+        (200, '{"errors": {}}', "no Cisco-IOS-XE-native:native"),
+    ]:
         with pytest.raises(IterationError, match=reason):
             check_restconf(status, bad)
     assert select_modes(["https/restconf-get"], ["all"]).modes[1].client == "requests"
@@ -154,4 +181,4 @@ def test_restconf_reply_check() -> None:
 def test_libraries_state_their_own_expected_round_trips(mode: Mode) -> None:
     """A library's expected round trips are its own (counted or derived from its
     protocol behaviour, with the reason next to them), never the floor client's copy."""
-    assert "expected_round_trips" in type(mode).__dict__
+    assert "expected_bound" in type(mode).__dict__

@@ -2,7 +2,7 @@ import asyncio
 
 import pytest
 
-from bench_runner.modes import MODES_BY_NAME, IterationError, NetconfMode, Target
+from bench_runner.modes import MODES_BY_NAME, NetconfMode, Target
 from bench_runner.modes.netconf import (
     check_reply,
     client_hello,
@@ -10,6 +10,7 @@ from bench_runner.modes.netconf import (
     get_payload_rpc,
     read_message,
 )
+from bench_runner.validation import IterationError
 
 TARGET = Target(host="device", ssh_port=22, https_port=443, username="u", password="p")
 
@@ -52,14 +53,18 @@ def test_hello_and_rpc_text() -> None:
 
 
 def test_check_reply() -> None:
-    ok = (b'<rpc-reply message-id="3" xmlns="urn:ietf:params:xml:ns:netconf:base:1.0">'
-          b"<data/></rpc-reply>")
+    ok = (
+        b'<rpc-reply message-id="3" xmlns="urn:ietf:params:xml:ns:netconf:base:1.0">'
+        b"<data/></rpc-reply>"
+    )
     assert check_reply(ok, 3).startswith("<rpc-reply")
     with pytest.raises(IterationError, match="expected 4"):
         check_reply(ok, 4)
-    error = (b'<rpc-reply message-id="3"><rpc-error><error-tag>invalid-value</error-tag>'
-             b"<error-message>payload size must be 1..67108864 bytes</error-message>"
-             b"</rpc-error></rpc-reply>")
+    error = (
+        b'<rpc-reply message-id="3"><rpc-error><error-tag>invalid-value</error-tag>'
+        b"<error-message>payload size must be 1..67108864 bytes</error-message>"
+        b"</rpc-error></rpc-reply>"
+    )
     with pytest.raises(IterationError, match="payload size must be"):
         check_reply(error, 3)
     with pytest.raises(IterationError, match="not an rpc-reply"):

@@ -3,10 +3,10 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from bench_runner.modes import client_versions
 from bench_runner.outputs import write_outputs
 from bench_runner.phases import summarize_phases
-from bench_runner.results import RunResult
-from bench_runner.runner import ModeRun
+from bench_runner.results import ModeRun, RunResult
 from bench_runner.sinks.influx import run_points
 from bench_runner.sinks.publish import published_only
 from bench_runner.wire.model import WireCounts, WireIteration, summarize_wire
@@ -14,7 +14,7 @@ from bench_runner.wire.model import WireCounts, WireIteration, summarize_wire
 
 def test_csv_and_manifest(tmp_path: Path, sample_run: tuple[RunResult, list[ModeRun]]) -> None:
     run, mode_runs = sample_run
-    paths = write_outputs(run, mode_runs, tmp_path, ["bench-runner", "run"])
+    paths = write_outputs(run, mode_runs, tmp_path, ["bench-runner", "run"], client_versions())
     assert [p.name for p in paths] == ["iterations.csv", "modes.csv", "manifest.json"]
     with (tmp_path / run.run_id / "iterations.csv").open() as handle:
         rows = list(csv.DictReader(handle))
@@ -30,8 +30,17 @@ def test_csv_and_manifest(tmp_path: Path, sample_run: tuple[RunResult, list[Mode
     assert manifest["lab"]["commit"] == "deadbeef"
     assert manifest["netem"]["engine"] == "nfq"
     assert manifest["command"] == ["bench-runner", "run"]
-    for library in ("asyncssh", "httpx", "paramiko", "netmiko", "scrapli", "requests",
-                    "openssh", "python-ssl", "openssl"):
+    for library in (
+        "asyncssh",
+        "httpx",
+        "paramiko",
+        "netmiko",
+        "scrapli",
+        "requests",
+        "openssh",
+        "python-ssl",
+        "openssl",
+    ):
         assert manifest["libraries"][library], library
 
 
@@ -48,25 +57,40 @@ def test_modes_refused_by_the_rtt_gate_are_not_published(
 
 def _with_wire_and_phases(run: RunResult, mode_runs: list[ModeRun]) -> None:
     """The first mode of the sample run, counted on the wire and with phases."""
-    counts = WireIteration(round_trips=2, connects=1, packets_out=5, packets_in=4,
-                           segments_out=5, segments_in=6, bytes_out=300, bytes_in=4000,
-                           ip_bytes_out=560, ip_bytes_in=4312)
+    counts = WireIteration(
+        round_trips=2,
+        connects=1,
+        packets_out=5,
+        packets_in=4,
+        segments_out=5,
+        segments_in=6,
+        bytes_out=300,
+        bytes_in=4000,
+        ip_bytes_out=560,
+        ip_bytes_in=4312,
+    )
     mode_run = mode_runs[0]
-    mode_run.records[:] = [replace(record, wire=counts, phases={"tcp_connect": 1.5,
-                                                                "commands": 20.0})
-                           for record in mode_run.records]
-    mode_run.result.wire = WireCounts(available=True, interface="eth0",
-                                      per_iteration=[counts, counts],
-                                      p50=summarize_wire([counts, counts]), capture_drops=0)
+    mode_run.records[:] = [
+        replace(record, wire=counts, phases={"tcp_connect": 1.5, "commands": 20.0})
+        for record in mode_run.records
+    ]
+    mode_run.result.wire = WireCounts(
+        available=True,
+        interface="eth0",
+        per_iteration=[counts, counts],
+        p50=summarize_wire([counts, counts]),
+        capture_drops=0,
+    )
     mode_run.result.phases = summarize_phases([r.phases or {} for r in mode_run.records])
     mode_runs[1].result.wire = WireCounts(available=False, reason="no CAP_NET_RAW")
 
 
-def test_wire_and_phase_columns(tmp_path: Path,
-                                sample_run: tuple[RunResult, list[ModeRun]]) -> None:
+def test_wire_and_phase_columns(
+    tmp_path: Path, sample_run: tuple[RunResult, list[ModeRun]]
+) -> None:
     run, mode_runs = sample_run
     _with_wire_and_phases(run, mode_runs)
-    write_outputs(run, mode_runs, tmp_path, ["bench-runner", "run"])
+    write_outputs(run, mode_runs, tmp_path, ["bench-runner", "run"], {})
     with (tmp_path / run.run_id / "iterations.csv").open() as handle:
         rows = list(csv.DictReader(handle))
     assert rows[0]["wire_round_trips"] == "2"
@@ -92,6 +116,7 @@ def test_wire_and_phase_fields_in_influxdb(sample_run: tuple[RunResult, list[Mod
     summary = next(p for p in points if p.measurement == "mode_summary")
     assert summary.fields["wire_bytes_in_p50"] == 4000.0
     assert summary.fields["phase_tcp_connect_p50_ms"] == 1.5
-    uncounted = [p for p in points if p.measurement == "iteration"
-                 and p.tags["mode"] == "ssh/reuse-conn"]
+    uncounted = [
+        p for p in points if p.measurement == "iteration" and p.tags["mode"] == "ssh/reuse-conn"
+    ]
     assert all(p.fields["wire_round_trips"] is None for p in uncounted)

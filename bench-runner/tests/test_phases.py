@@ -46,8 +46,9 @@ def test_measure_times_the_block_only_when_it_completes() -> None:
 
 
 def test_summary_is_the_median_per_phase() -> None:
-    summary = summarize_phases([{"connect": 10.0, "commands": 1.0}, {"connect": 30.0},
-                                {"connect": 20.0, "commands": 3.0}])
+    summary = summarize_phases(
+        [{"connect": 10.0, "commands": 1.0}, {"connect": 30.0}, {"connect": 20.0, "commands": 3.0}]
+    )
     assert summary is not None
     assert summary.p50_ms == {"connect": 20.0, "commands": 2.0}
     assert summarize_phases([{}, {}]) is None
@@ -67,10 +68,15 @@ def test_http_trace_maps_httpcore_steps_to_phases() -> None:
     trace = HttpTrace(timer)
 
     async def request() -> None:
-        for step in ("connection.connect_tcp", "connection.start_tls",
-                     "http11.send_request_headers", "http11.send_request_body",
-                     "http11.receive_response_headers", "http11.receive_response_body",
-                     "http11.response_closed"):
+        for step in (
+            "connection.connect_tcp",
+            "connection.start_tls",
+            "http11.send_request_headers",
+            "http11.send_request_body",
+            "http11.receive_response_headers",
+            "http11.receive_response_body",
+            "http11.response_closed",
+        ):
             await trace(f"{step}.started", {})
             await trace(f"{step}.complete", {})
         await trace("connection.connect_tcp.started", {})
@@ -78,8 +84,14 @@ def test_http_trace_maps_httpcore_steps_to_phases() -> None:
         await trace("http11.something_new.started", {})
 
     asyncio.run(request())
-    assert list(timer.take()) == ["tcp_connect", "tls_handshake", "send_request",
-                                  "receive_headers", "receive_body", "close"]
+    assert list(timer.take()) == [
+        "tcp_connect",
+        "tls_handshake",
+        "send_request",
+        "receive_headers",
+        "receive_body",
+        "close",
+    ]
 
 
 def test_connect_timeline_splits_setup_at_the_callbacks() -> None:

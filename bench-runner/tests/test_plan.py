@@ -1,9 +1,11 @@
+from importlib.resources import files
 from pathlib import Path
 
 import pytest
+import yaml
 
 from bench_runner.modes import select_modes
-from bench_runner.plan import BUILTIN_PLANS, PlanError, load_plan, parse_plan
+from bench_runner.plan import BUILTIN_PLANS, Plan, PlanError, load_plan, override, parse_plan
 from bench_runner.targets import load_inventory
 
 
@@ -22,14 +24,53 @@ def test_default_plan_is_the_stable_default() -> None:
     assert plan.mode_names() is None
     assert plan.client_names() == ["floor"]
     assert plan.baseline == "ssh/pty-fresh"
-    assert plan.commands == ["show version", "show clock", "show ip interface brief",
-                             "show inventory", "show running-config"]
+    assert plan.commands == [
+        "show version",
+        "show clock",
+        "show ip interface brief",
+        "show inventory",
+        "show running-config",
+    ]
+
+
+def test_the_plan_model_is_where_the_defaults_are_written() -> None:
+    """The default plan is the model's defaults, and no built-in plan copies one: a plan
+    file lists what differs (besides its name)."""
+    defaults = Plan().model_dump()
+    assert load_plan("default").model_dump() == defaults
+    for name in BUILTIN_PLANS:
+        resource = files("bench_runner").joinpath("plans", f"{name}.yaml")
+        listed = yaml.safe_load(resource.read_text(encoding="utf-8")) or {}
+        listed.pop("name")
+        plan = parse_plan(yaml.safe_dump(listed), name).model_dump()
+        copied = [key for key in listed if plan[key] == defaults[key]]
+        assert not copied, f"{name} repeats defaults of Plan: {copied}"
+
+
+@pytest.mark.parametrize(
+    "commands", ["commands: 5", "commands: [5]", "commands: ['5', show clock]"]
+)
+def test_a_number_of_commands_is_refused(commands: str) -> None:
+    """clibench's ``--commands 5`` is a count; here a number would be sent to the device
+    and fail every iteration with % Invalid input."""
+    with pytest.raises(PlanError, match="separated by semicolons") as raised:
+        parse_plan(commands, "plan.yaml")
+    assert "the number of commands per iteration is how many are listed" in str(raised.value)
+
+
+def test_options_override_the_plan() -> None:
+    plan = override(load_plan("smoke"), {"iterations": 7, "commands": ["show clock"]})
+    assert (plan.name, plan.iterations, plan.commands) == ("smoke", 7, ["show clock"])
+    with pytest.raises(PlanError, match=r"^invalid option: commands: .*got '5'"):
+        override(plan, {"commands": ["5"]})
 
 
 def test_plan_fields_and_defaults() -> None:
-    plan = parse_plan("profiles: [regional, leo]\nmodes: [ssh/batch-exec]\n"
-                      "clients: [paramiko, openssh]\niterations: 5\ncommands: [' show clock ']\n",
-                      "test")
+    plan = parse_plan(
+        "profiles: [regional, leo]\nmodes: [ssh/batch-exec]\n"
+        "clients: [paramiko, openssh]\niterations: 5\ncommands: [' show clock ']\n",
+        "test",
+    )
     assert plan.profiles == ["regional", "leo"]
     assert plan.mode_names() == ["ssh/batch-exec"]
     assert plan.client_names() == ["paramiko", "openssh"]
@@ -81,7 +122,11 @@ def test_inventory_reads_credentials_from_the_environment(
     inventory = load_inventory(path)
     first, second = (spec.target() for spec in inventory.targets)
     assert (first.host, first.username, first.password, first.https_port) == (
-        "198.18.10.1", "ops", "s3cret", 443)
+        "198.18.10.1",
+        "ops",
+        "s3cret",
+        443,
+    )
     assert (second.ssh_port, second.username) == (2222, "admin")
     monkeypatch.delenv("EDGE_PASS")
     with pytest.raises(PlanError, match="EDGE_PASS"):

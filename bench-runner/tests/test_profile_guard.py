@@ -8,11 +8,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bench_runner import runner as runner_module
-from bench_runner.modes.base import Mode, OneRoundTripPerCommand, Session, Target, Transport
+from bench_runner import profile_watch
+from bench_runner.modes.base import ONE_PER_COMMAND, Mode, Session, Target, Transport
 from bench_runner.netem import NetemClient
 from bench_runner.profile_guard import Disturbance, ProfileGuard
-from bench_runner.runner import ModeRun, RunPlan, run_mode
+from bench_runner.results import ModeRun
+from bench_runner.runner import RunPlan, run_mode
 from fake_netem import FakeNetem, serve_fake_netem
 
 COMMANDS = ("show version",)
@@ -75,7 +76,8 @@ def test_waiting_adopts_the_restarted_netem(netem: FakeNetem) -> None:
 
 
 def test_waiting_for_a_profile_that_does_not_come_back_gives_up(
-        netem: FakeNetem, monkeypatch: pytest.MonkeyPatch) -> None:
+    netem: FakeNetem, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("bench_runner.profile_guard.POLL_INTERVAL_S", 0.05)
     guard = _guard(netem)
     netem.change("applied", "local")
@@ -115,11 +117,12 @@ class _Echo:
         return ["ok"] * len(commands)
 
 
-class _ScriptedMode(OneRoundTripPerCommand, Mode):
+class _ScriptedMode(Mode):
     name = "test/echo"
     transport = Transport.SSH
     client = "asyncssh"
     description = "scripted"
+    min_bound = expected_bound = ONE_PER_COMMAND
 
     def __init__(self, fail_at: set[int] = frozenset()) -> None:  # type: ignore[assignment]
         self.fail_at = fail_at
@@ -133,8 +136,9 @@ def _run(mode: Mode, guard: ProfileGuard, iterations: int = 6) -> ModeRun:
     async def scenario() -> ModeRun:
         server = await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
-        target = Target(host="127.0.0.1", ssh_port=port, https_port=port,
-                        username="u", password="p")
+        target = Target(
+            host="127.0.0.1", ssh_port=port, https_port=port, username="u", password="p"
+        )
         plan = RunPlan(COMMANDS, iterations=iterations, warmup=0, iteration_timeout_s=5.0)
         async with server:
             return await run_mode(mode, target, plan, 0.0, lambda ok: None, guard)
@@ -144,7 +148,7 @@ def _run(mode: Mode, guard: ProfileGuard, iterations: int = 6) -> ModeRun:
 
 @pytest.fixture(autouse=True)
 def _check_before_every_iteration(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner_module, "GUARD_INTERVAL_S", 0.0)
+    monkeypatch.setattr(profile_watch, "GUARD_INTERVAL_S", 0.0)
 
 
 def test_iterations_since_an_undated_disturbance_are_excluded_not_published() -> None:
@@ -165,8 +169,14 @@ def test_iterations_since_an_undated_disturbance_are_excluded_not_published() ->
 def test_a_dated_change_excludes_what_ended_after_it() -> None:
     since = datetime.now(UTC) - timedelta(hours=1)  # before every iteration of the mode
     mode_run = _run(_ScriptedMode(), ScriptedGuard({2: Disturbance("applied local", since)}))
-    assert [record.excluded is not None for record in mode_run.records] == \
-        [True, True, False, False, False, False]
+    assert [record.excluded is not None for record in mode_run.records] == [
+        True,
+        True,
+        False,
+        False,
+        False,
+        False,
+    ]
 
 
 def test_a_failure_is_checked_at_once_and_the_mode_goes_on_when_netem_is_fine() -> None:
@@ -181,5 +191,7 @@ def test_a_profile_that_does_not_come_back_stops_the_mode() -> None:
     guard = ScriptedGuard({1: Disturbance("netem unreachable", None)}, stays_away=True)
     mode_run = _run(_ScriptedMode(fail_at={1}), guard)
     assert len(mode_run.records) == 1  # the check after the failed first iteration stops it
-    assert any("stopped after a fault: profile local not back" in message
-               for message in mode_run.result.error_messages)
+    assert any(
+        "stopped after a fault: profile local not back" in message
+        for message in mode_run.result.error_messages
+    )

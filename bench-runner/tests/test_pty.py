@@ -4,8 +4,8 @@ from typing import cast
 import asyncssh
 import pytest
 
-from bench_runner.modes import IterationError
 from bench_runner.modes.ssh_pty import PtyShell
+from bench_runner.validation import IterationError
 
 
 class FakeStdout:
@@ -36,11 +36,13 @@ def shell_for(chunks: list[str]) -> tuple[PtyShell, FakeProcess]:
 
 
 def test_command_output_without_echo_and_prompt() -> None:
-    shell, process = shell_for([
-        "\r\nWelcome\r\nlab-r1#",
-        "show clock\r\n*11:00:00.000 UTC",  # split mid-output: read until the prompt
-        " Sun Nov 22 2026\r\nlab-r1#",
-    ])
+    shell, process = shell_for(
+        [
+            "\r\nWelcome\r\nlab-r1#",
+            "show clock\r\n*11:00:00.000 UTC",  # split mid-output: read until the prompt
+            " Sun Nov 22 2026\r\nlab-r1#",
+        ]
+    )
 
     async def scenario() -> str:
         await shell.read_initial_prompt()
@@ -51,11 +53,13 @@ def test_command_output_without_echo_and_prompt() -> None:
 
 
 def test_only_the_learned_prompt_ends_output() -> None:
-    shell, _ = shell_for([
-        "lab-r1#",
-        "show running-config\r\nbanner motd x#\r\n",  # ends in '#' but is not the prompt
-        "end\r\nlab-r1#",
-    ])
+    shell, _ = shell_for(
+        [
+            "lab-r1#",
+            "show running-config\r\nbanner motd x#\r\n",  # ends in '#' but is not the prompt
+            "end\r\nlab-r1#",
+        ]
+    )
 
     async def scenario() -> str:
         await shell.read_initial_prompt()

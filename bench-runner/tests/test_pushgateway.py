@@ -3,8 +3,7 @@ says so."""
 
 from prometheus_client import generate_latest
 
-from bench_runner.results import RunResult
-from bench_runner.runner import ModeRun
+from bench_runner.results import ModeRun, RunResult
 from bench_runner.sinks.pushgateway import run_registry
 
 
@@ -28,7 +27,10 @@ def test_a_mode_refused_by_the_rtt_gate_has_only_its_rtt_gauges(
     run = run.model_copy(update={"modes": [run.modes[0], refused]})
     verified = _lines(run, "transport_bench_mode_rtt_verified")
     assert sorted(line.rsplit(" ", 1)[1] for line in verified) == ["0.0", "1.0"]
-    for metric in ("transport_bench_mode_p50_seconds", "transport_bench_mode_iterations",
-                   "transport_bench_mode_errors"):
+    for metric in (
+        "transport_bench_mode_p50_seconds",
+        "transport_bench_mode_iterations",
+        "transport_bench_mode_errors",
+    ):
         assert [line for line in _lines(run, metric) if 'mode="ssh/reuse-conn"' in line] == []
     assert len(_lines(run, "transport_bench_mode_configured_rtt_seconds")) == 2

@@ -4,8 +4,7 @@ from pathlib import Path
 import pytest
 
 from bench_runner.report import load_runs, run_figures
-from bench_runner.results import RunResult, write_results
-from bench_runner.runner import ModeRun
+from bench_runner.results import ModeRun, RunResult, write_results
 
 
 def test_report_figures(tmp_path: Path, sample_run: tuple[RunResult, list[ModeRun]]) -> None:
@@ -13,8 +12,12 @@ def test_report_figures(tmp_path: Path, sample_run: tuple[RunResult, list[ModeRu
     document = json.loads(run.model_dump_json())
     # keep-alive: 2 samples 31.5 + 32.5 = 64 ms inside a 0.0656 s span: 2.5 % overhead
     document["modes"][0]["resources"] = {
-        "elapsed_s": 0.0656, "runner_cpu_s": 0.01, "runner_rss_peak_bytes": 1,
-        "device_cpu_s": None, "device_memory_peak_bytes": None, "device_samples": 0,
+        "elapsed_s": 0.0656,
+        "runner_cpu_s": 0.01,
+        "runner_rss_peak_bytes": 1,
+        "device_cpu_s": None,
+        "device_memory_peak_bytes": None,
+        "device_samples": 0,
         "device_error": "x",
     }
     write_results(RunResult.model_validate(document), tmp_path)

@@ -94,13 +94,17 @@ def test_monitor_without_device_metrics_still_measures_the_runner() -> None:
     assert usage.runner_rss_peak_bytes > 0
 
 
-@pytest.mark.parametrize(("previous", "current", "expected"), [
-    (10.0, 12.5, (2.5, False)),
-    (10.0, 10.0, (0.0, False)),
-    (812.3, 0.4, (0.4, True)),  # the device restarted: its counter started from zero
-])
+@pytest.mark.parametrize(
+    ("previous", "current", "expected"),
+    [
+        (10.0, 12.5, (2.5, False)),
+        (10.0, 10.0, (0.0, False)),
+        (812.3, 0.4, (0.4, True)),  # the device restarted: its counter started from zero
+    ],
+)
 def test_counter_increase_treats_a_decrease_as_a_reset(
-        previous: float, current: float, expected: tuple[float, bool]) -> None:
+    previous: float, current: float, expected: tuple[float, bool]
+) -> None:
     assert counter_increase(previous, current) == expected
 
 

@@ -5,28 +5,65 @@ from pathlib import Path
 import pytest
 
 from bench_runner.results import (
+    ModeRun,
     RunResult,
     apply_baseline,
     apply_floor_ratio,
     new_run_id,
     write_results,
 )
-from bench_runner.runner import ModeRun
 
 CONTRACT_TOP_KEYS = {
-    "schema_version", "run_id", "started_at", "finished_at", "lab", "runner", "device",
-    "target", "profile", "modes", "ok",
+    "schema_version",
+    "run_id",
+    "started_at",
+    "finished_at",
+    "lab",
+    "runner",
+    "device",
+    "target",
+    "profile",
+    "modes",
+    "ok",
 }
 CONTRACT_PROFILE_KEYS = {
-    "name", "rtt_ms", "jitter_ms", "loss_pct", "rate_mbit", "source", "engine", "engine_reason",
+    "name",
+    "rtt_ms",
+    "jitter_ms",
+    "loss_pct",
+    "rate_mbit",
+    "source",
+    "engine",
+    "engine_reason",
 }
 CONTRACT_MODE_KEYS = {
-    "mode", "transport", "client", "client_version", "description", "iterations", "warmup",
-    "commands", "configured_rtt_ms", "verified_rtt_ms", "rtt_probe", "min_round_trips",
-    "expected_round_trips", "ok", "stats", "samples_ms", "error_messages",
+    "mode",
+    "transport",
+    "client",
+    "client_version",
+    "description",
+    "iterations",
+    "warmup",
+    "commands",
+    "configured_rtt_ms",
+    "verified_rtt_ms",
+    "rtt_probe",
+    "min_round_trips",
+    "expected_round_trips",
+    "ok",
+    "stats",
+    "samples_ms",
+    "error_messages",
 }
 CONTRACT_STATS_KEYS = {
-    "n", "errors", "min_ms", "max_ms", "mean_ms", "p50_ms", "p95_ms", "stddev_ms",
+    "n",
+    "errors",
+    "min_ms",
+    "max_ms",
+    "mean_ms",
+    "p50_ms",
+    "p95_ms",
+    "stddev_ms",
 }
 
 
@@ -78,8 +115,9 @@ def test_p50_against_the_floor_client_of_the_same_mode_and_parameters(
 ) -> None:
     run, _ = sample_run
     floor = run.modes[0]  # https/keep-alive, httpx, p50 32.0
-    library = floor.model_copy(update={"client": "requests", "stats": floor.stats.model_copy(
-        update={"p50_ms": 48.0})})
+    library = floor.model_copy(
+        update={"client": "requests", "stats": floor.stats.model_copy(update={"p50_ms": 48.0})}
+    )
     other_parameters = library.model_copy(update={"parameters": {"framing": "1.0"}})
     modes = [floor, library, other_parameters, run.modes[1]]
     apply_floor_ratio(modes, {"https/keep-alive": "httpx", "ssh/reuse-conn": "paramiko"})

@@ -12,17 +12,17 @@ C, S, R = Event.CONNECT, Event.SEND, Event.RECV
     ("trace", "expected"),
     [
         ([], 0),
-        ([C], 1),                          # TCP handshake alone
-        ([C, S, R], 2),                    # connect, one request and its answer
-        ([C, S, R, R, R], 2),              # an answer in several chunks is one round trip
-        ([C, S, S, S, R], 2),              # pipelined requests: one round trip
-        ([S, R, S, R, S, R], 3),           # keep-alive: three requests one after the other
-        ([C, R, S, R], 2),                 # server speaks first (SSH version line): free
+        ([C], 1),  # TCP handshake alone
+        ([C, S, R], 2),  # connect, one request and its answer
+        ([C, S, R, R, R], 2),  # an answer in several chunks is one round trip
+        ([C, S, S, S, R], 2),  # pipelined requests: one round trip
+        ([S, R, S, R, S, R], 3),  # keep-alive: three requests one after the other
+        ([C, R, S, R], 2),  # server speaks first (SSH version line): free
         # SSH exec on a new connection: version lines cross, KEXINIT, ECDH, service request,
         # auth, channel open, exec; a server message arriving while the client also sends
         # is one exchange.
         ([C, S, R, S, R, S, R, S, R, S, R, S, R, R, R], 7),
-        ([C, S, R, C, S, R], 4),           # two connections in one iteration
+        ([C, S, R, C, S, R], 4),  # two connections in one iteration
     ],
 )
 def test_count_round_trips(trace: list[Event], expected: int) -> None:

@@ -17,7 +17,7 @@ def test_tolerance_is_ten_percent_but_at_least_one_ms(configured: float, toleran
     ("configured", "verified", "passed"),
     [
         (30.0, 30.4, True),
-        (30.0, 33.0, True),   # exactly at the tolerance
+        (30.0, 33.0, True),  # exactly at the tolerance
         (30.0, 33.01, False),
         (30.0, 26.9, False),  # too little delay is as wrong as too much
         (0.0, 0.3, True),

@@ -1,20 +1,29 @@
 """The latency sweep's round-trip model: local p50 + round trips x added RTT."""
 
-from bench_runner.results import ModeResult, RunResult, apply_rtt_model, local_references
+from bench_runner.results import ModeResult, ModeRun, RunResult, apply_rtt_model, local_references
 from bench_runner.rtt_probe import RttCheck
-from bench_runner.runner import ModeRun
 from bench_runner.wire.model import WireCounts
 
 
 def _at(run: RunResult, profile: str, run_id: str) -> RunResult:
-    return run.model_copy(update={
-        "run_id": run_id, "profile": run.profile.model_copy(update={"name": profile})})
+    return run.model_copy(
+        update={"run_id": run_id, "profile": run.profile.model_copy(update={"name": profile})}
+    )
 
 
 def _verified(mode: ModeResult, added_rtt_ms: float) -> ModeResult:
-    return mode.model_copy(update={"rtt_check": RttCheck(
-        applies=True, tolerance_ms=3.0, added_rtt_ms=added_rtt_ms, deviation_ms=0.0,
-        passed=True, reason=None)})
+    return mode.model_copy(
+        update={
+            "rtt_check": RttCheck(
+                applies=True,
+                tolerance_ms=3.0,
+                added_rtt_ms=added_rtt_ms,
+                deviation_ms=0.0,
+                passed=True,
+                reason=None,
+            )
+        }
+    )
 
 
 def test_prediction_uses_the_local_p50_and_the_wire_count(
@@ -22,8 +31,9 @@ def test_prediction_uses_the_local_p50_and_the_wire_count(
 ) -> None:
     run, _ = sample_run
     references = local_references(_at(run, "local", "sweep-local"))
-    keep_alive = _verified(run.modes[0], 30.2).model_copy(update={"wire": WireCounts(
-        available=True, p50={"round_trips": 2.0})})
+    keep_alive = _verified(run.modes[0], 30.2).model_copy(
+        update={"wire": WireCounts(available=True, p50={"round_trips": 2.0})}
+    )
     apply_rtt_model([keep_alive], references)
     model = keep_alive.rtt_model
     assert model is not None
@@ -62,8 +72,9 @@ def test_unpublished_local_modes_are_no_reference(
     sample_run: tuple[RunResult, list[ModeRun]],
 ) -> None:
     run, _ = sample_run
-    refused = run.model_copy(update={"modes": [
-        mode.model_copy(update={"published": False}) for mode in run.modes]})
+    refused = run.model_copy(
+        update={"modes": [mode.model_copy(update={"published": False}) for mode in run.modes]}
+    )
     assert local_references(_at(refused, "local", "l")) == {}
 
 

@@ -1,20 +1,33 @@
 import asyncio
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
+from datetime import UTC, datetime
 
 import pytest
 
 from bench_runner import runner as runner_module
-from bench_runner.modes import IterationError, Session, Target
+from bench_runner.modes import Session, Target
 from bench_runner.modes.ssh_exec import SshReuseConnection
-from bench_runner.runner import ModeRun, RunPlan, run_iteration, run_mode, wire_counts
+from bench_runner.results import IterationRecord, ModeRun
+from bench_runner.rtt_probe import check_rtt
+from bench_runner.runner import (
+    Measurement,
+    RttVerification,
+    RunPlan,
+    assemble,
+    run_iteration,
+    run_mode,
+    wire_counts,
+)
+from bench_runner.validation import IterationError
 
 COMMANDS = ("show version", "show clock")
 
 
 class ScriptedSession:
-    def __init__(self, outputs: list[str] | None = None, error: Exception | None = None,
-                 delay_s: float = 0.0) -> None:
+    def __init__(
+        self, outputs: list[str] | None = None, error: Exception | None = None, delay_s: float = 0.0
+    ) -> None:
         self._outputs = outputs or []
         self._error = error
         self._delay_s = delay_s
@@ -39,8 +52,7 @@ def test_successful_iteration_is_timed() -> None:
 
 def test_the_kernel_clock_span_matches_the_wall_time() -> None:
     """The span stamps the captured packets are compared with is the measured one."""
-    timing, _ = asyncio.run(run_iteration(ScriptedSession(["a", "b"], delay_s=0.02),
-                                          COMMANDS, 5.0))
+    timing, _ = asyncio.run(run_iteration(ScriptedSession(["a", "b"], delay_s=0.02), COMMANDS, 5.0))
     span_ms = (timing.ended_ns - timing.started_ns) / 1e6
     assert abs(span_ms - timing.wall_ms) < 5.0
 
@@ -83,8 +95,9 @@ def test_rtt_gate_refuses_a_mode_and_marks_it_unpublished(
     async def scenario() -> ModeRun:
         server = await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
-        target = Target(host="127.0.0.1", ssh_port=port, https_port=port,
-                        username="u", password="p")
+        target = Target(
+            host="127.0.0.1", ssh_port=port, https_port=port, username="u", password="p"
+        )
         plan = RunPlan(COMMANDS, iterations=2, warmup=1, iteration_timeout_s=5.0)
         async with server:
             # Loopback answers in well under a millisecond: 30 ms of delay is not in effect.
@@ -108,3 +121,26 @@ def test_wire_counts_without_a_capture_are_null_with_the_reason() -> None:
     assert "CAP_NET_RAW" in counts.reason
     assert counts.per_iteration == []
     assert counts.p50 is None
+
+
+def test_a_mode_is_assembled_from_its_valid_samples_only() -> None:
+    """Failed and excluded iterations are counted, never in the figures."""
+    started = datetime(2026, 11, 22, 11, 0, tzinfo=UTC)
+    records = [
+        IterationRecord(1, started, 30.0, None),
+        IterationRecord(2, started, 90.0, "show clock: % Invalid input"),
+        IterationRecord(3, started, 10.0, None, excluded="profile not verified: restarted"),
+        IterationRecord(4, started, 34.0, None),
+    ]
+    gate = RttVerification(30.2, None, check_rtt(30.0, 30.2), None)
+    failures = ["iteration 2: show clock: % Invalid input"]
+    measurement = Measurement(records, failures, None, wire_counts(None, "no capture", []))
+    plan = RunPlan(COMMANDS, iterations=4, warmup=1, iteration_timeout_s=5.0)
+    result = assemble(SshReuseConnection(), plan, 30.0, gate, measurement, started, started)
+    assert result.samples_ms == [30.0, 34.0]
+    assert (result.stats.n, result.stats.errors, result.stats.excluded) == (2, 1, 1)
+    assert result.stats.p50_ms == 32.0
+    assert result.error_messages == failures
+    assert not result.ok
+    assert result.published
+    assert (result.min_round_trips, result.expected_round_trips) == (4, 4)

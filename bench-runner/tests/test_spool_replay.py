@@ -2,8 +2,7 @@ import json
 from base64 import b64encode
 from pathlib import Path
 
-from bench_runner.results import RunResult
-from bench_runner.runner import ModeRun
+from bench_runner.results import ModeRun, RunResult
 from bench_runner.settings import Settings
 from bench_runner.sinks.publish import publish_run
 from bench_runner.sinks.replay import replay_spool
@@ -14,8 +13,12 @@ CLOSED_PORT_URL = "http://127.0.0.1:9"  # discard port: nothing listens, connect
 
 def settings_for(tmp_path: Path, influx_url: str, pushgateway_url: str) -> Settings:
     return Settings(
-        influx_url=influx_url, influx_db="transport_lab", influx_username="writer",
-        influx_password="s3cret", pushgateway_url=pushgateway_url, results_dir=tmp_path,
+        influx_url=influx_url,
+        influx_db="transport_lab",
+        influx_username="writer",
+        influx_password="s3cret",
+        pushgateway_url=pushgateway_url,
+        results_dir=tmp_path,
     )
 
 
@@ -102,9 +105,13 @@ def test_replay_sends_a_payload_spooled_in_milliseconds_as_milliseconds(
     (spool / "new-run.lp").write_text("iteration,mode=m wall_ms=1.5 1763809200000000000\n")
     replayed = replay_spool(settings_for(tmp_path, fake_http_server.url, CLOSED_PORT_URL))
     assert [delivery.detail for delivery in replayed] == [
-        "replayed new-run.lp: 1 points", "replayed old-run.lp: 1 points"]
+        "replayed new-run.lp: 1 points",
+        "replayed old-run.lp: 1 points",
+    ]
     assert [request.path for request in fake_http_server.requests] == [
-        "/write?db=transport_lab&precision=ns", "/write?db=transport_lab&precision=ms"]
+        "/write?db=transport_lab&precision=ns",
+        "/write?db=transport_lab&precision=ms",
+    ]
 
 
 def test_a_spooled_file_that_is_not_line_protocol_stays_and_does_not_stop_replay(

@@ -26,14 +26,18 @@ class Exchange:
         self.packets: list[Packet] = []
 
     def out(self, at_ms: float, payload: int = 100, flags: int = PSH_ACK) -> "Exchange":
-        self.packets.append(Packet(int(at_ms * MS), True, flags, payload, self.sent,
-                                   self.received, self.connection))
+        self.packets.append(
+            Packet(int(at_ms * MS), True, flags, payload, self.sent, self.received, self.connection)
+        )
         self.sent += payload + (1 if flags & (SYN | FIN) else 0)
         return self
 
     def into(self, at_ms: float, payload: int = 100, flags: int = PSH_ACK) -> "Exchange":
-        self.packets.append(Packet(int(at_ms * MS), False, flags, payload, self.received,
-                                   self.sent, self.connection))
+        self.packets.append(
+            Packet(
+                int(at_ms * MS), False, flags, payload, self.received, self.sent, self.connection
+            )
+        )
         self.received += payload + (1 if flags & (SYN | FIN) else 0)
         return self
 
@@ -45,8 +49,7 @@ class Exchange:
 
     def _pure(self, at_ms: float, outgoing: bool, acked: int) -> "Exchange":
         seq = self.sent if outgoing else self.received
-        self.packets.append(Packet(int(at_ms * MS), outgoing, ACK, 0, seq, acked,
-                                   self.connection))
+        self.packets.append(Packet(int(at_ms * MS), outgoing, ACK, 0, seq, acked, self.connection))
         return self
 
     def split(self, rtt_ns: int, start_ms: float, end_ms: float) -> Any:
@@ -58,8 +61,12 @@ class Exchange:
 
 def test_a_request_and_its_answer() -> None:
     split = Exchange().out(1).into(36).split(REGIONAL, 0, 38)
-    assert (split.network_ms, split.device_ms, split.client_ms, split.stall_ms) == \
-        (30.0, 5.0, 3.0, 0.0)
+    assert (split.network_ms, split.device_ms, split.client_ms, split.stall_ms) == (
+        30.0,
+        5.0,
+        3.0,
+        0.0,
+    )
     assert split.unaccounted_ms == 0.0
 
 
@@ -73,12 +80,16 @@ def test_the_connect_and_the_banner_are_round_trips_not_stalls() -> None:
     assert split.stalls == 0
 
 
-@pytest.mark.parametrize(("rtt_ns", "ack_ms", "next_ms"), [
-    (LOCAL, 40.0, 40.15),      # at local: the 40 ms delayed ACK, then the held segment
-    (REGIONAL, 40.0, 70.0),    # at regional: the timer and the RTT the release takes
-])
+@pytest.mark.parametrize(
+    ("rtt_ns", "ack_ms", "next_ms"),
+    [
+        (LOCAL, 40.0, 40.15),  # at local: the 40 ms delayed ACK, then the held segment
+        (REGIONAL, 40.0, 70.0),  # at regional: the timer and the RTT the release takes
+    ],
+)
 def test_the_device_holds_a_segment_until_the_runners_delayed_ack(
-        rtt_ns: int, ack_ms: float, next_ms: float) -> None:
+    rtt_ns: int, ack_ms: float, next_ms: float
+) -> None:
     """Nagle on the device behind the runner's delayed ACK: a small segment, nothing until
     the runner ACKs it, then the next one exactly a round trip later."""
     split = Exchange().into(0).ack_out(ack_ms).into(next_ms).split(rtt_ns, 0, next_ms)
@@ -164,8 +175,9 @@ def test_recorded_ssh_sessions_show_the_held_segment(mode: str, profile: str) ->
     assert split.client_stalls == 0
     expected = 42.0 if profile == "local" else 42.0 + 30.2
     assert split.stall_ms == pytest.approx(expected, abs=3.0)
-    assert split.network_ms + split.device_ms + split.client_ms + split.stall_ms == \
-        pytest.approx(wall_ms)
+    assert split.network_ms + split.device_ms + split.client_ms + split.stall_ms == pytest.approx(
+        wall_ms
+    )
 
 
 def test_recorded_ssh_connection_at_regional_pays_nine_round_trips() -> None:

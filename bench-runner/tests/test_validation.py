@@ -1,7 +1,12 @@
 import pytest
 
-from bench_runner.modes import IterationError
-from bench_runner.validation import cli_error, failure_summary, first_line, validate_output
+from bench_runner.validation import (
+    IterationError,
+    cli_error,
+    failure_summary,
+    first_line,
+    validate_output,
+)
 
 INVALID = "show clck\n         ^\n% Invalid input detected at '^' marker.\n"
 

@@ -24,8 +24,18 @@ HANDSHAKE: list[Packet] = [(OUT, SYN, 0), (IN, SYN_ACK, 0), (OUT, ACK, 0)]
 
 
 def test_a_connect_and_one_request() -> None:
-    counts = tally([*HANDSHAKE, (OUT, PSH_ACK, 100), (IN, ACK, 0), (IN, PSH_ACK, 2000),
-                    (OUT, ACK, 0), (OUT, FIN_ACK, 0), (IN, FIN_ACK, 0), (OUT, ACK, 0)])
+    counts = tally(
+        [
+            *HANDSHAKE,
+            (OUT, PSH_ACK, 100),
+            (IN, ACK, 0),
+            (IN, PSH_ACK, 2000),
+            (OUT, ACK, 0),
+            (OUT, FIN_ACK, 0),
+            (IN, FIN_ACK, 0),
+            (OUT, ACK, 0),
+        ]
+    )
     assert counts.round_trips == 2
     assert counts.connects == 1
     assert (counts.packets_out, counts.packets_in) == (6, 4)
@@ -41,15 +51,20 @@ def test_pure_acks_do_not_change_direction() -> None:
 
 def test_server_speaks_first_for_free() -> None:
     # SSH: the server's version line after the connect is not a round trip of its own.
-    assert tally([*HANDSHAKE, (IN, PSH_ACK, 40), (OUT, PSH_ACK, 40), (IN, PSH_ACK, 900)]
-                 ).round_trips == 2
+    assert (
+        tally([*HANDSHAKE, (IN, PSH_ACK, 40), (OUT, PSH_ACK, 40), (IN, PSH_ACK, 900)]).round_trips
+        == 2
+    )
 
 
-@pytest.mark.parametrize("events", [
-    [Event.CONNECT, Event.SEND, Event.RECV, Event.SEND, Event.SEND, Event.RECV, Event.RECV],
-    [Event.CONNECT, Event.RECV, Event.SEND, Event.RECV, Event.CONNECT, Event.SEND, Event.RECV],
-    [Event.SEND, Event.RECV] * 5,
-])
+@pytest.mark.parametrize(
+    "events",
+    [
+        [Event.CONNECT, Event.SEND, Event.RECV, Event.SEND, Event.SEND, Event.RECV, Event.RECV],
+        [Event.CONNECT, Event.RECV, Event.SEND, Event.RECV, Event.CONNECT, Event.SEND, Event.RECV],
+        [Event.SEND, Event.RECV] * 5,
+    ],
+)
 def test_same_definition_as_the_socket_trace(events: list[Event]) -> None:
     packets: list[Packet] = []
     for event in events:
@@ -75,10 +90,17 @@ def test_aggregates_count_their_wire_segments() -> None:
     assert (result.packets_out, result.segments_out) == (1, 1)
 
 
-@pytest.mark.parametrize(("payload", "size", "gso", "expected"), [
-    (1448, 1448, True, 1), (1449, 1448, True, 2), (65160, 1448, True, 45),
-    (3000, 1448, False, 1), (3000, 0, True, 1), (0, 1448, True, 1),
-])
+@pytest.mark.parametrize(
+    ("payload", "size", "gso", "expected"),
+    [
+        (1448, 1448, True, 1),
+        (1449, 1448, True, 2),
+        (65160, 1448, True, 45),
+        (3000, 1448, False, 1),
+        (3000, 0, True, 1),
+        (0, 1448, True, 1),
+    ],
+)
 def test_wire_segments(payload: int, size: int, gso: bool, expected: int) -> None:
     assert wire_segments(payload, size, gso) == expected
 

@@ -8,26 +8,52 @@ ETHERNET = bytes(12) + b"\x08\x00"
 
 
 def tcp_header(source_port: int, destination_port: int, flags: int = 0x18) -> bytes:
-    return struct.pack("!HHIIBBHHH", source_port, destination_port, 1, 1, 5 << 4, flags,
-                       65535, 0, 0)
+    return struct.pack(
+        "!HHIIBBHHH", source_port, destination_port, 1, 1, 5 << 4, flags, 65535, 0, 0
+    )
 
 
-def ipv4_tcp(source: str, destination: str, source_port: int, destination_port: int, *,
-             payload: bytes = b"", protocol: int = 6, fragment_offset: int = 0,
-             options: bytes = b"", flags: int = 0x18) -> bytes:
+def ipv4_tcp(
+    source: str,
+    destination: str,
+    source_port: int,
+    destination_port: int,
+    *,
+    payload: bytes = b"",
+    protocol: int = 6,
+    fragment_offset: int = 0,
+    options: bytes = b"",
+    flags: int = 0x18,
+) -> bytes:
     tcp = tcp_header(source_port, destination_port, flags) + payload
     header_words = 5 + len(options) // 4
-    header = struct.pack("!BBHHHBBH4s4s", 0x40 | header_words, 0,
-                         header_words * 4 + len(tcp), 0, fragment_offset, 64, protocol, 0,
-                         ipaddress.IPv4Address(source).packed,
-                         ipaddress.IPv4Address(destination).packed)
+    header = struct.pack(
+        "!BBHHHBBH4s4s",
+        0x40 | header_words,
+        0,
+        header_words * 4 + len(tcp),
+        0,
+        fragment_offset,
+        64,
+        protocol,
+        0,
+        ipaddress.IPv4Address(source).packed,
+        ipaddress.IPv4Address(destination).packed,
+    )
     return header + options + tcp
 
 
-def ipv6_tcp(source: str, destination: str, source_port: int, destination_port: int, *,
-             payload: bytes = b"") -> bytes:
+def ipv6_tcp(
+    source: str, destination: str, source_port: int, destination_port: int, *, payload: bytes = b""
+) -> bytes:
     tcp = tcp_header(source_port, destination_port) + payload
-    header = struct.pack("!IHBB16s16s", 6 << 28, len(tcp), 6, 64,
-                         ipaddress.IPv6Address(source).packed,
-                         ipaddress.IPv6Address(destination).packed)
+    header = struct.pack(
+        "!IHBB16s16s",
+        6 << 28,
+        len(tcp),
+        6,
+        64,
+        ipaddress.IPv6Address(source).packed,
+        ipaddress.IPv6Address(destination).packed,
+    )
     return header + tcp

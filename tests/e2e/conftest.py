@@ -5,8 +5,6 @@ so the device, netem, InfluxDB, Pushgateway and Prometheus are reached by their 
 Each profile is benchmarked once per session and shared by every test.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import subprocess
@@ -30,11 +28,24 @@ WARMUP = 2
 # reply, in one sweep over local and regional: the sweep-shaped run (parameter variants,
 # several profiles, the round-trip model) the dashboards must show apart.
 FLOOR_MODES = {
-    "ssh/fresh-conn", "ssh/reuse-conn", "ssh/batch-exec", "ssh/pty-fresh", "ssh/pty-reuse",
-    "https/fresh-conn", "https/keep-alive", "https/batch-post", "https/multi-cmd",
-    "https/tls-resume", "https/restconf-get", "https/bulk",
-    "netconf/fresh-session", "netconf/reuse-session", "netconf/batch-rpc", "netconf/edit-commit",
-    "tunnel/bulk", "tunnel/request",
+    "ssh/fresh-conn",
+    "ssh/reuse-conn",
+    "ssh/batch-exec",
+    "ssh/pty-fresh",
+    "ssh/pty-reuse",
+    "https/fresh-conn",
+    "https/keep-alive",
+    "https/batch-post",
+    "https/multi-cmd",
+    "https/tls-resume",
+    "https/restconf-get",
+    "https/bulk",
+    "netconf/fresh-session",
+    "netconf/reuse-session",
+    "netconf/batch-rpc",
+    "netconf/edit-commit",
+    "tunnel/bulk",
+    "tunnel/request",
 }
 FLOOR_CLIENTS = {"asyncssh", "httpx", "python-ssl"}
 FRAMINGS = ("1.0", "1.1")
@@ -55,8 +66,13 @@ class BenchRun:
 
 
 def _run(run_id: str, *options: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(["bench-runner", "run", "--run-id", run_id, *options],
-                          capture_output=True, text=True, timeout=1200, check=False)
+    proc = subprocess.run(
+        ["bench-runner", "run", "--run-id", run_id, *options],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
     print(proc.stdout[-4000:], proc.stderr[-4000:], sep="\n")
     return proc
 
@@ -65,20 +81,34 @@ def _load(run_id: str, proc: subprocess.CompletedProcess[str]) -> BenchRun:
     results_file = RESULTS_DIR / run_id / "results.json"
     assert results_file.exists(), f"no results file for {run_id}: {proc.stderr[-2000:]}"
     results = json.loads(results_file.read_text())
-    return BenchRun(results["profile"]["name"], run_id, proc.returncode,
-                    proc.stdout + proc.stderr, results)
+    return BenchRun(
+        results["profile"]["name"], run_id, proc.returncode, proc.stdout + proc.stderr, results
+    )
 
 
 def _stamp() -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
 
 
-def bench(profile: str, *options: str, name: str = "e2e", iterations: int = ITERATIONS,
-          warmup: int = WARMUP) -> BenchRun:
+def bench(
+    profile: str,
+    *options: str,
+    name: str = "e2e",
+    iterations: int = ITERATIONS,
+    warmup: int = WARMUP,
+) -> BenchRun:
     """One `bench-runner run` at `profile` (default plan unless `options` say otherwise)."""
     run_id = f"{name}-{profile}-{_stamp()}"
-    proc = _run(run_id, "--profile", profile, "--iterations", str(iterations),
-                "--warmup", str(warmup), *options)
+    proc = _run(
+        run_id,
+        "--profile",
+        profile,
+        "--iterations",
+        str(iterations),
+        "--warmup",
+        str(warmup),
+        *options,
+    )
     return _load(run_id, proc)
 
 
@@ -121,16 +151,27 @@ def smoke_regional_run(smoke_run: BenchRun) -> BenchRun:
 
 @pytest.fixture(scope="session")
 def every_mode_sweep(smoke_regional_run: BenchRun) -> dict[str, BenchRun]:
-    return sweep(("local", "regional"), "--modes", ",".join(sorted(FLOOR_MODES)),
-                 "--netconf-framing", ",".join(FRAMINGS),
-                 "--netconf-reply-bytes", ",".join(map(str, REPLY_BYTES)),
-                 "--iterations", str(EVERY_MODE_ITERATIONS), "--warmup", "1",
-                 name="e2e-every-mode")
+    return sweep(
+        ("local", "regional"),
+        "--modes",
+        ",".join(sorted(FLOOR_MODES)),
+        "--netconf-framing",
+        ",".join(FRAMINGS),
+        "--netconf-reply-bytes",
+        ",".join(map(str, REPLY_BYTES)),
+        "--iterations",
+        str(EVERY_MODE_ITERATIONS),
+        "--warmup",
+        "1",
+        name="e2e-every-mode",
+    )
 
 
 def influx_query(q: str) -> list[dict[str, Any]]:
     """Runs an InfluxQL query and returns its series (empty list when there are none)."""
-    resp = httpx.get(f"{INFLUX_URL}/query", params={"db": INFLUX_DB, "q": q}, auth=INFLUX_AUTH, timeout=10)
+    resp = httpx.get(
+        f"{INFLUX_URL}/query", params={"db": INFLUX_DB, "q": q}, auth=INFLUX_AUTH, timeout=10
+    )
     resp.raise_for_status()
     result = resp.json()["results"][0]
     assert "error" not in result, result
@@ -138,8 +179,13 @@ def influx_query(q: str) -> list[dict[str, Any]]:
     return series
 
 
-def prom_query(expr: str) -> list[dict[str, Any]]:
-    resp = httpx.get(f"{PROMETHEUS_URL}/api/v1/query", params={"query": expr}, timeout=10)
+def prom_query(expr: str, since: float | None = None) -> list[dict[str, Any]]:
+    """The series of ``expr`` now; with ``since`` (epoch seconds), every series with a
+    sample from then to now, as a panel over that time range draws them."""
+    path, params = "query", {"query": expr}
+    if since is not None:
+        path, params = "query_range", {**params, "start": since, "end": time.time(), "step": 5}
+    resp = httpx.get(f"{PROMETHEUS_URL}/api/v1/{path}", params=params, timeout=10)
     resp.raise_for_status()
     body = resp.json()
     assert body["status"] == "success", body

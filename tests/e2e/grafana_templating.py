@@ -15,8 +15,6 @@ others are regex-escaped (``prometheusSpecialRegexEscape``) and joined as ``(a|b
 ``$__rate_interval`` is max(interval + scrape, 4 x scrape), 20s at the lab's 5 s scrape.
 """
 
-from __future__ import annotations
-
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -77,9 +75,14 @@ def time_filter(time_from: str, now_s: float | None = None) -> str:
     return f"time >= {now_ms - span_ms}ms and time <= {now_ms}ms"
 
 
-def interpolate(text: str, datasource: str, variables: Sequence[Mapping[str, Any]],
-                selections: Mapping[str, Selection], time_from: str,
-                repeated: str | None = None) -> str:
+def interpolate(
+    text: str,
+    datasource: str,
+    variables: Sequence[Mapping[str, Any]],
+    selections: Mapping[str, Selection],
+    time_from: str,
+    repeated: str | None = None,
+) -> str:
     """``text`` with every dashboard variable and built-in replaced as Grafana would.
     ``repeated`` names the variable a repeated panel was cloned for: Grafana gives that
     panel one value of it, which is a string, escaped."""
@@ -93,8 +96,11 @@ def interpolate(text: str, datasource: str, variables: Sequence[Mapping[str, Any
             return match.group(0)
         variable, selection = by_name[name], selections[name]
         if name == repeated:
-            return escape_regex(selection.values[0]) if datasource == "influxdb" \
+            return (
+                escape_regex(selection.values[0])
+                if datasource == "influxdb"
                 else _prometheus_regex_escape(selection.values[0])
+            )
         if datasource == "influxdb":
             return _influx_value(variable, selection)
         return _prometheus_value(variable, selection)

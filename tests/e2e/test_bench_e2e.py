@@ -1,14 +1,16 @@
 """The whole lab, end to end: every mode at `local` and `regional`, results, sinks, physics."""
 
-from __future__ import annotations
-
 import pytest
 
 from conftest import ITERATIONS, RESULTS_DIR, BenchRun, influx_query, prom_wait
 
 ALL_MODES = {
-    "ssh/fresh-conn", "ssh/reuse-conn", "ssh/pty-fresh",
-    "https/fresh-conn", "https/keep-alive", "https/batch-post",
+    "ssh/fresh-conn",
+    "ssh/reuse-conn",
+    "ssh/pty-fresh",
+    "https/fresh-conn",
+    "https/keep-alive",
+    "https/batch-post",
 }
 REGIONAL_RTT_MS = 30.0
 
@@ -39,10 +41,12 @@ def test_results_carry_their_context(run: BenchRun) -> None:
     assert res["lab"]["commit"]
     assert res["device"]["hostname"]
     for mode in res["modes"]:
-        assert mode["client"] and mode["client_version"], mode["mode"]
+        assert mode["client"], mode["mode"]
+        assert mode["client_version"], mode["mode"]
         assert mode["verified_rtt_ms"] is not None, mode["mode"]
         assert mode["configured_rtt_ms"] == res["profile"]["rtt_ms"]
-        assert mode["rtt_check"]["passed"] and mode["published"], mode["mode"]
+        assert mode["rtt_check"]["passed"], mode["mode"]
+        assert mode["published"], mode["mode"]
         assert mode["resources"]["device_cpu_s"] is not None, mode["mode"]
         assert mode["resources"]["device_memory_peak_bytes"] > 0, mode["mode"]
         if mode["client"] == "asyncssh":
@@ -86,25 +90,33 @@ def test_floor_clients_record_their_phases(run: BenchRun) -> None:
             assert recorded, mode["mode"]
             assert sum(recorded.values()) <= wall_ms + 0.01, (mode["mode"], recorded, wall_ms)
     fresh = run.mode("ssh/fresh-conn")["phases"]["p50_ms"]
-    assert set(fresh) == {"tcp_connect", "key_exchange", "auth", "channel_open", "commands",
-                          "close"}, fresh
+    assert set(fresh) == {
+        "tcp_connect",
+        "key_exchange",
+        "auth",
+        "channel_open",
+        "commands",
+        "close",
+    }, fresh
     https = run.mode("https/fresh-conn")["phases"]["p50_ms"]
     assert {"tcp_connect", "tls_handshake", "receive_headers"} <= set(https), https
 
 
 def test_influxdb_holds_one_point_per_iteration(run: BenchRun) -> None:
     series = influx_query(
-        f"SELECT count(\"wall_ms\") FROM \"iteration\" WHERE \"run_id\" = '{run.run_id}' GROUP BY \"mode\""
+        f'SELECT count("wall_ms") FROM "iteration" WHERE "run_id" = \'{run.run_id}\''
+        ' GROUP BY "mode"'
     )
     counts = {s["tags"]["mode"]: s["values"][0][1] for s in series}
     assert counts == {mode: ITERATIONS for mode in ALL_MODES}
     counted = influx_query(
-        f"SELECT count(\"wire_round_trips\") FROM \"iteration\" WHERE \"run_id\" = '{run.run_id}'"
-        " GROUP BY \"mode\""
+        f'SELECT count("wire_round_trips") FROM "iteration" WHERE "run_id" = \'{run.run_id}\''
+        ' GROUP BY "mode"'
     )
     assert {s["tags"]["mode"]: s["values"][0][1] for s in counted} == counts
     summaries = influx_query(
-        f"SELECT last(\"p50_ms\") FROM \"mode_summary\" WHERE \"run_id\" = '{run.run_id}' GROUP BY \"mode\""
+        f'SELECT last("p50_ms") FROM "mode_summary" WHERE "run_id" = \'{run.run_id}\''
+        ' GROUP BY "mode"'
     )
     assert {s["tags"]["mode"] for s in summaries} == ALL_MODES
 
@@ -114,7 +126,9 @@ def test_prometheus_holds_the_runs_series(run: BenchRun) -> None:
     assert {d["metric"]["mode"] for d in data} == ALL_MODES
     for d in data:
         assert d["metric"]["profile"] == run.profile
-        assert float(d["value"][1]) * 1000 == pytest.approx(run.mode(d["metric"]["mode"])["stats"]["p50_ms"], rel=1e-6)
+        assert float(d["value"][1]) * 1000 == pytest.approx(
+            run.mode(d["metric"]["mode"])["stats"]["p50_ms"], rel=1e-6
+        )
 
 
 def test_regional_rtt_is_verified(regional_run: BenchRun) -> None:
@@ -124,7 +138,7 @@ def test_regional_rtt_is_verified(regional_run: BenchRun) -> None:
 
 
 def test_regional_latency_obeys_physics(local_run: BenchRun, regional_run: BenchRun) -> None:
-    """p50 can only reach min_round_trips × RTT if the delay was really applied, and must not
+    """p50 can only reach min_round_trips x RTT if the delay was really applied, and must not
     be absurdly above the round trips the protocol needs plus the local (unimpaired) cost."""
     for mode in regional_run.results["modes"]:
         p50 = mode["stats"]["p50_ms"]
@@ -137,6 +151,8 @@ def test_regional_latency_obeys_physics(local_run: BenchRun, regional_run: Bench
 
 def test_prometheus_scrapes_every_lab_target() -> None:
     """The targets the LabTargetDown alert watches are all scraped and up."""
-    up = {d["metric"]["job"]: d["value"][1]
-          for d in prom_wait('up{job=~"device|netem|pushgateway|influxdb"}', 4)}
+    up = {
+        d["metric"]["job"]: d["value"][1]
+        for d in prom_wait('up{job=~"device|netem|pushgateway|influxdb"}', 4)
+    }
     assert up == {"device": "1", "netem": "1", "pushgateway": "1", "influxdb": "1"}

@@ -8,12 +8,11 @@ must show each measured (mode, client and version, parameters) once, and only th
 The generator's own tests (make test-dashboards) check the JSON itself.
 """
 
-from __future__ import annotations
-
 import json
 import re
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,11 +45,12 @@ PROMETHEUS_WAIT_S = 60.0
 
 def may_be_empty(expression: str, run: BenchRun) -> bool:
     """Prometheus panels that are empty by design for this run: round trips of the RTT
-    without added delay, and the nfq delayer's counters under the tc engine."""
+    without added delay, and the nfq delayer's counters under the tc engine or at `local`
+    (nothing to delay: netem stops the delayers)."""
     if "round_trips:ratio" in expression:
         return run.profile == "local"
     if "netem_delayer_" in expression:
-        return run.results["profile"]["engine"] != "nfq"
+        return run.results["profile"]["engine"] != "nfq" or run.profile == "local"
     return False
 
 
@@ -69,8 +69,14 @@ class View:
         return variables
 
     def resolve(self, text: str, datasource: str, repeated: str | None = None) -> str:
-        return interpolate(text, datasource, self.variables, self.selections,
-                           self.dashboard["time"]["from"], repeated)
+        return interpolate(
+            text,
+            datasource,
+            self.variables,
+            self.selections,
+            self.dashboard["time"]["from"],
+            repeated,
+        )
 
 
 @pytest.fixture
@@ -84,8 +90,9 @@ def every_mode_regional(every_mode_sweep: dict[str, BenchRun]) -> BenchRun:
 
 
 def _tag_values(query: str) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(row[1] for series in influx_query(query)
-                               for row in series["values"]))
+    return tuple(
+        dict.fromkeys(row[1] for series in influx_query(query) for row in series["values"])
+    )
 
 
 def _published_series(run: BenchRun) -> set[str]:
@@ -109,8 +116,9 @@ def view(name: str, run: BenchRun, sweep_runs: list[BenchRun]) -> View:
         else:
             selections[variable["name"]] = Selection((), options, all_selected=True)
     runs = sweep_runs if "sweep" in selections else [run]
-    return View(dashboard, selections,
-                frozenset(set().union(*(_published_series(r) for r in runs))))
+    return View(
+        dashboard, selections, frozenset(set().union(*(_published_series(r) for r in runs)))
+    )
 
 
 def _cases() -> list[tuple[str, str]]:
@@ -134,21 +142,26 @@ def _influx_rows(query: str) -> list[dict[str, Any]]:
     rows = []
     for series in influx_query(query):
         for values in series["values"]:
-            rows.append({**series.get("tags", {}),
-                         **dict(zip(series["columns"], values, strict=True))})
+            rows.append(
+                {**series.get("tags", {}), **dict(zip(series["columns"], values, strict=True))}
+            )
     return rows
 
 
-def _prometheus_count(expression: str) -> int:
+def _prometheus_count(expression: str, run: BenchRun) -> int:
+    """Series the panel draws from the run's start on: the lab's state now is not the run's
+    (a run puts netem's profile back when it ends)."""
+    since = datetime.fromisoformat(run.results["started_at"]).timestamp()
     # Recording rules and scrapes lag a push by up to two 5 s intervals.
     deadline = time.monotonic() + PROMETHEUS_WAIT_S
-    while not (data := prom_query(expression)) and time.monotonic() < deadline:
+    while not (data := prom_query(expression, since)) and time.monotonic() < deadline:
         time.sleep(2)
     return len(data)
 
 
-def _check_series_identity(title: str, query: str, rows: list[dict[str, Any]],
-                           expected: frozenset[str]) -> None:
+def _check_series_identity(
+    title: str, query: str, rows: list[dict[str, Any]], expected: frozenset[str]
+) -> None:
     """Panels grouped by series show measured series only; those that select every
     published series' p50 show each of them."""
     if 'GROUP BY "series"' not in query:
@@ -161,8 +174,9 @@ def _check_series_identity(title: str, query: str, rows: list[dict[str, Any]],
 
 
 @pytest.mark.parametrize(("name", "context"), _cases(), ids=[f"{n}@{c}" for n, c in _cases()])
-def test_every_panel_shows_the_run(name: str, context: str, request: pytest.FixtureRequest,
-                                   sweep_runs: list[BenchRun]) -> None:
+def test_every_panel_shows_the_run(
+    name: str, context: str, request: pytest.FixtureRequest, sweep_runs: list[BenchRun]
+) -> None:
     run: BenchRun = request.getfixturevalue(context)
     looked_at = view(name, run, sweep_runs)
     for panel in _panels(looked_at.dashboard):
@@ -171,28 +185,29 @@ def test_every_panel_shows_the_run(name: str, context: str, request: pytest.Fixt
         for value in clones:
             scoped = looked_at
             if repeat:
-                scoped = View(looked_at.dashboard,
-                              {**looked_at.selections,
-                               repeat: Selection((str(value),), (str(value),))},
-                              looked_at.series)
+                scoped = View(
+                    looked_at.dashboard,
+                    {**looked_at.selections, repeat: Selection((str(value),), (str(value),))},
+                    looked_at.series,
+                )
             for target in panel["targets"]:
                 datasource = panel["datasource"]["type"]
                 if datasource == "prometheus":
                     expression = scoped.resolve(target["expr"], datasource, repeat)
                     if not may_be_empty(expression, run):
-                        assert _prometheus_count(expression) > 0, (panel["title"], expression)
+                        assert _prometheus_count(expression, run) > 0, (panel["title"], expression)
                     continue
                 query = scoped.resolve(target["query"], datasource, repeat)
                 rows = _influx_rows(query)
                 assert rows, (panel["title"], query)
                 if name not in ACROSS_RUNS:
-                    _check_series_identity(panel["title"], target["query"], rows,
-                                           scoped.series)
+                    _check_series_identity(panel["title"], target["query"], rows, scoped.series)
 
 
 @pytest.mark.parametrize("name", sorted(DASHBOARDS))
-def test_runs_are_annotated(name: str, request: pytest.FixtureRequest,
-                            sweep_runs: list[BenchRun]) -> None:
+def test_runs_are_annotated(
+    name: str, request: pytest.FixtureRequest, sweep_runs: list[BenchRun]
+) -> None:
     run: BenchRun = request.getfixturevalue(CONTEXTS[name][0])
     looked_at = view(name, run, sweep_runs)
     [annotation] = looked_at.dashboard["annotations"]["list"]

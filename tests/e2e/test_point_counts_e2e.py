@@ -1,8 +1,6 @@
 """Every point the runner reports is stored: the fastest modes at `local`, where many
 iterations start within the same millisecond (the outage case: `make test-sink-spool`)."""
 
-from __future__ import annotations
-
 import csv
 import re
 
@@ -13,19 +11,24 @@ ITERATIONS = 300
 
 
 def stored(measurement: str, field: str, run_id: str) -> int:
-    series = influx_query(f"SELECT count(\"{field}\") FROM \"{measurement}\" "
-                          f"WHERE \"run_id\" = '{run_id}'")
+    series = influx_query(
+        f'SELECT count("{field}") FROM "{measurement}" WHERE "run_id" = \'{run_id}\''
+    )
     return int(series[0]["values"][0][1]) if series else 0
 
 
 def test_influxdb_stores_as_many_points_as_the_runner_reports() -> None:
-    run = bench("local", "--modes", FASTEST_MODES, name="e2e-count", iterations=ITERATIONS,
-                warmup=1)
+    run = bench(
+        "local", "--modes", FASTEST_MODES, name="e2e-count", iterations=ITERATIONS, warmup=1
+    )
     assert run.exit_code == 0, run.output[-3000:]
     reported = re.search(r"(\d+) points to \S+/write", " ".join(run.output.split()))
     assert reported, run.output[-2000:]
-    counts = (stored("run", "title", run.run_id), stored("iteration", "wall_ms", run.run_id),
-              stored("mode_summary", "n", run.run_id))
+    counts = (
+        stored("run", "title", run.run_id),
+        stored("iteration", "wall_ms", run.run_id),
+        stored("mode_summary", "n", run.run_id),
+    )
     assert counts == (1, 2 * ITERATIONS, 2)
     assert sum(counts) == int(reported.group(1))
     with (RESULTS_DIR / run.run_id / "iterations.csv").open() as handle:

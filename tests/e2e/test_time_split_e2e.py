@@ -1,8 +1,6 @@
 """Where each iteration's time goes, told from its packets, for every default mode and
 every client library at `local` and `regional`."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import pytest
@@ -37,8 +35,11 @@ def test_the_parts_add_up_to_the_wall_time(run: BenchRun) -> None:
         p50 = mode["stats"]["p50_ms"]
         for split, wall_ms in zip(_splits(mode), mode["samples_ms"], strict=True):
             assert all(split[part] >= 0 for part in PARTS), (mode["series"], split)
-            assert abs(sum(split[part] for part in PARTS) - wall_ms) <= 0.02 * p50, \
-                (mode["series"], split, wall_ms)
+            assert abs(sum(split[part] for part in PARTS) - wall_ms) <= 0.02 * p50, (
+                mode["series"],
+                split,
+                wall_ms,
+            )
 
 
 def test_a_new_ssh_session_waits_for_a_held_segment(run: BenchRun) -> None:
@@ -51,8 +52,10 @@ def test_a_new_ssh_session_waits_for_a_held_segment(run: BenchRun) -> None:
         splits = _splits(mode)
         held = sorted(split["device_stalls"] for split in splits)
         assert held[len(held) // 2] >= 1, (mode["series"], held)
-        assert mode["time_split"]["p50_ms"]["stall"] >= HELD_SEGMENT_MS, \
-            (mode["series"], mode["time_split"]["p50_ms"])
+        assert mode["time_split"]["p50_ms"]["stall"] >= HELD_SEGMENT_MS, (
+            mode["series"],
+            mode["time_split"]["p50_ms"],
+        )
 
 
 def test_https_keep_alive_never_stalls(run: BenchRun) -> None:
@@ -73,5 +76,8 @@ def test_the_network_part_is_the_counted_round_trips(regional_run: BenchRun) -> 
         rtt = mode["time_split"]["rtt_ms"]
         for split, counts in zip(_splits(mode), mode["wire"]["per_iteration"], strict=True):
             expected = counts["round_trips"] * rtt
-            assert abs(split["network_ms"] - expected) <= max(2 * rtt, 0.10 * expected), \
-                (mode["series"], split, counts["round_trips"])
+            assert abs(split["network_ms"] - expected) <= max(2 * rtt, 0.10 * expected), (
+                mode["series"],
+                split,
+                counts["round_trips"],
+            )

@@ -3,6 +3,7 @@
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -63,12 +64,29 @@ class ModeProgress:
 
 def summary_table(run: RunResult) -> Table:
     baseline = f"  speedup vs {run.baseline.mode}@{run.baseline.client}" if run.baseline else ""
-    table = Table(title=f"run {run.run_id}  profile {run.profile.name} ({run.profile.engine})"
-                        f"{baseline}")
-    for header in ("mode", "client", "ok", "n", "err", "excl", "p50 ms", "p95 ms", "p99 ms",
-                   "sd ms",
-                   "RTT ms", "p50/RTT", "min RT", "exp RT", "wire RT", "speedup", "cpu s",
-                   "dev cpu s"):
+    table = Table(
+        title=f"run {run.run_id}  profile {run.profile.name} ({run.profile.engine}){baseline}"
+    )
+    for header in (
+        "mode",
+        "client",
+        "ok",
+        "n",
+        "err",
+        "excl",
+        "p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "sd ms",
+        "RTT ms",
+        "p50/RTT",
+        "min RT",
+        "exp RT",
+        "wire RT",
+        "speedup",
+        "cpu s",
+        "dev cpu s",
+    ):
         table.add_column(header, justify="left" if header in ("mode", "client") else "right")
     for mode in run.modes:
         stats = mode.stats
@@ -78,10 +96,21 @@ def summary_table(run: RunResult) -> Table:
         resources = mode.resources
         table.add_row(
             " ".join([mode.mode, *(f"{k}={v}" for k, v in mode.parameter_tags().items())]),
-            mode.client, _status(mode), str(stats.n), str(stats.errors), str(stats.excluded),
-            _ms(stats.p50_ms), _ms(stats.p95_ms), _ms(stats.p99_ms), _ms(stats.stddev_ms),
-            _ms(rtt), ratio, str(mode.min_round_trips), str(mode.expected_round_trips),
-            _wire_round_trips(mode), speedup,
+            mode.client,
+            _status(mode),
+            str(stats.n),
+            str(stats.errors),
+            str(stats.excluded),
+            _ms(stats.p50_ms),
+            _ms(stats.p95_ms),
+            _ms(stats.p99_ms),
+            _ms(stats.stddev_ms),
+            _ms(rtt),
+            ratio,
+            str(mode.min_round_trips),
+            str(mode.expected_round_trips),
+            _wire_round_trips(mode),
+            speedup,
             _seconds(resources.runner_cpu_s if resources else None),
             _seconds(resources.device_cpu_s if resources else None),
         )
@@ -91,8 +120,16 @@ def summary_table(run: RunResult) -> Table:
 def time_split_table(run: RunResult) -> Table:
     """Where each mode's iteration goes, from its packets: the p50 of each part."""
     table = Table(title="where an iteration goes (p50 ms, from the packets)")
-    for header in ("mode", "client", "p50 ms", "network", "device", "client ms", "TCP stalls",
-                   "stalls/it"):
+    for header in (
+        "mode",
+        "client",
+        "p50 ms",
+        "network",
+        "device",
+        "client ms",
+        "TCP stalls",
+        "stalls/it",
+    ):
         table.add_column(header, justify="left" if header in ("mode", "client") else "right")
     for mode in run.modes:
         split = mode.time_split
@@ -101,7 +138,8 @@ def time_split_table(run: RunResult) -> Table:
         iterations = len(split.per_iteration)
         table.add_row(
             " ".join([mode.mode, *(f"{k}={v}" for k, v in mode.parameter_tags().items())]),
-            mode.client, _ms(mode.stats.p50_ms),
+            mode.client,
+            _ms(mode.stats.p50_ms),
             *(_ms(split.p50_ms[part]) for part in ("network", "device", "client", "stall")),
             f"{split.stalls / iterations:.1f}",
         )
@@ -145,9 +183,14 @@ def modes_table(modes: Sequence[Mode], n_commands: int) -> Table:
     for header in ("mode", "transport", "client", "min RT", "exp RT", "description"):
         table.add_column(header)
     for mode in modes:
-        table.add_row(mode.name, mode.transport.value, mode.client,
-                      str(mode.min_round_trips(n_commands)),
-                      str(mode.expected_round_trips(n_commands)), mode.description)
+        table.add_row(
+            mode.name,
+            mode.transport.value,
+            mode.client,
+            str(mode.min_round_trips(n_commands)),
+            str(mode.expected_round_trips(n_commands)),
+            mode.description,
+        )
     return table
 
 
@@ -157,47 +200,82 @@ def profiles_table(profiles: Sequence[NetemProfile]) -> Table:
         table.add_column(header)
     for profile in profiles:
         rate = f"{profile.rate_mbit:g}" if profile.rate_mbit else "-"
-        table.add_row(profile.name, f"{profile.rtt_ms:g}", f"{profile.jitter_ms:g}",
-                      f"{profile.loss_pct:g}", rate, profile.source or "")
+        table.add_row(
+            profile.name,
+            f"{profile.rtt_ms:g}",
+            f"{profile.jitter_ms:g}",
+            f"{profile.loss_pct:g}",
+            rate,
+            profile.source or "",
+        )
     return table
 
 
 def report_table(runs: Sequence[RunFigures]) -> Table:
     table = Table(title="p50 against the round-trip bound; harness overhead per iteration")
-    for header in ("run", "profile", "mode", "client", "p50 ms", "bound ms", "p50/bound",
-                   "overhead %"):
-        table.add_column(header, justify="left" if header in ("run", "profile", "mode",
-                                                               "client") else "right")
+    for header in (
+        "run",
+        "profile",
+        "mode",
+        "client",
+        "p50 ms",
+        "bound ms",
+        "p50/bound",
+        "overhead %",
+    ):
+        table.add_column(
+            header, justify="left" if header in ("run", "profile", "mode", "client") else "right"
+        )
     for run in runs:
         for mode in run.modes:
             ratio = mode.p50_over_bound
-            table.add_row(run.run_id, run.profile, mode.mode, mode.client, _ms(mode.p50_ms),
-                          _ms(mode.bound_ms), "-" if ratio is None else f"{ratio:.2f}",
-                          "-" if mode.overhead_pct is None else f"{mode.overhead_pct:.2f}")
+            table.add_row(
+                run.run_id,
+                run.profile,
+                mode.mode,
+                mode.client,
+                _ms(mode.p50_ms),
+                _ms(mode.bound_ms),
+                "-" if ratio is None else f"{ratio:.2f}",
+                "-" if mode.overhead_pct is None else f"{mode.overhead_pct:.2f}",
+            )
     return table
 
 
 def runs_table(runs: Sequence[RunFigures]) -> Table:
     table = Table(title="run wall time against its RTT-bound minimum and its counted round trips")
-    for header in ("run", "profile", "wall s", "RTT-bound s", "wall/bound", "counted-RT s",
-                   "wall/counted"):
+    for header in (
+        "run",
+        "profile",
+        "wall s",
+        "RTT-bound s",
+        "wall/bound",
+        "counted-RT s",
+        "wall/counted",
+    ):
         table.add_column(header, justify="left" if header in ("run", "profile") else "right")
     for run in runs:
         ratio, counted_ratio = run.wall_over_bound, run.wall_over_counted
-        table.add_row(run.run_id, run.profile, f"{run.wall_s:.1f}", f"{run.rtt_bound_s:.1f}",
-                      "-" if ratio is None else f"{ratio:.2f}",
-                      "-" if run.counted_bound_s is None else f"{run.counted_bound_s:.1f}",
-                      "-" if counted_ratio is None else f"{counted_ratio:.2f}")
+        table.add_row(
+            run.run_id,
+            run.profile,
+            f"{run.wall_s:.1f}",
+            f"{run.rtt_bound_s:.1f}",
+            "-" if ratio is None else f"{ratio:.2f}",
+            "-" if run.counted_bound_s is None else f"{run.counted_bound_s:.1f}",
+            "-" if counted_ratio is None else f"{counted_ratio:.2f}",
+        )
     return table
 
 
-def print_deliveries(deliveries: Sequence[Delivery]) -> None:
+def print_deliveries(deliveries: Sequence[Delivery], shown_path: Callable[[Path], Path]) -> None:
+    """What each sink got; ``shown_path`` names a spooled file where the user finds it."""
     for delivery in deliveries:
         if delivery.delivered:
             console.print(f"[green]{delivery.sink}[/green]: {delivery.detail}")
         else:
+            kept = shown_path(delivery.spooled_to) if delivery.spooled_to else None
             err_console.print(
                 f"[yellow]WARNING {delivery.sink} unavailable[/yellow]: {delivery.detail}; "
-                f"payload kept in {delivery.spooled_to} (replayed by the next run or "
-                "`bench-runner replay`)"
+                f"payload kept in {kept} (replayed by the next run or `bench-runner replay`)"
             )

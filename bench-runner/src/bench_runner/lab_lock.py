@@ -26,9 +26,14 @@ WAIT_POLL_S = 2.0
 class LabLock:
     """``with LabLock(client_factory, owner) as lock: ... lock.lease ...``"""
 
-    def __init__(self, client_factory: Callable[[], NetemClient], owner: str,
-                 wait_s: float = 0.0, ttl_s: float = TTL_S,
-                 on_wait: Callable[[str], None] = lambda message: None) -> None:
+    def __init__(
+        self,
+        client_factory: Callable[[], NetemClient],
+        owner: str,
+        wait_s: float = 0.0,
+        ttl_s: float = TTL_S,
+        on_wait: Callable[[str], None] = lambda message: None,
+    ) -> None:
         self._client_factory = client_factory
         self.owner = owner
         self._wait_s = wait_s
@@ -36,6 +41,9 @@ class LabLock:
         self._on_wait = on_wait
         self._lease: Lease | None = None
         self._guard = threading.Lock()
+        self._renewing = threading.Lock()
+        """One renewal at a time: two that both found netem restarted would race to take the
+        lease again, and the loser would call it lost."""
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None
         self.lost: str | None = None
@@ -52,13 +60,18 @@ class LabLock:
             self._lease = self._acquire(client)
         finally:
             client.close()
-        self._renewer = threading.Thread(target=self._renew_until_stopped, name="lab-lock",
-                                         daemon=True)
+        self._renewer = threading.Thread(
+            target=self._renew_until_stopped, name="lab-lock", daemon=True
+        )
         self._renewer.start()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
         self._stop.set()
         if self._renewer is not None:
             self._renewer.join()
@@ -94,7 +107,21 @@ class LabLock:
         finally:
             client.close()
 
+    def refresh(self) -> Lease | None:
+        """The lease renewed now, for a change that must carry a valid one (a netem that
+        restarted since the last renewal knows the lease no more); None once lost."""
+        client = self._client_factory()
+        try:
+            self._renew(client)
+        finally:
+            client.close()
+        return self.lease
+
     def _renew(self, client: NetemClient) -> None:
+        with self._renewing:
+            self._renew_once(client)
+
+    def _renew_once(self, client: NetemClient) -> None:
         lease = self.lease
         if lease is None:
             return

@@ -8,6 +8,8 @@ import httpx
 from pydantic import BaseModel, ConfigDict
 
 APPLY_TIMEOUT_S = 30.0
+CLEARED = "none"
+"""The profile GET /profile reports after DELETE /profile: no impairment."""
 LOCK_HEADER = "X-Netem-Lock"
 POLL_INTERVAL_S = 0.5
 REQUEST_TIMEOUT_S = 15.0
@@ -122,13 +124,29 @@ class NetemClient:
     def apply(self, name: str, lease: Lease | None = None) -> NetemState:
         """Apply a named profile (under ``lease`` when this run holds the lab), then poll
         GET /profile until it reports that profile."""
-        headers = {LOCK_HEADER: lease.token} if lease is not None else {}
-        response = self._http.put(f"/profile/{name}", headers=headers)
-        if response.status_code == httpx.codes.LOCKED:
-            raise LabBusyError(self._refusal(response))
+        response = self._http.put(f"/profile/{name}", headers=_lock_header(lease))
         if response.status_code == httpx.codes.NOT_FOUND:
             known = ", ".join(profile.name for profile in self.list_profiles())
             raise NetemError(f"netem has no profile {name!r} (known: {known})")
+        return self._settled(response, name)
+
+    def restore(self, profile: NetemProfile, lease: Lease | None = None) -> NetemState:
+        """Put back ``profile`` as GET /profile reported it: cleared (DELETE /profile), a
+        profile of the profiles file by its name, else a custom one by its values."""
+        if profile.name == CLEARED:
+            response = self._http.delete("/profile", headers=_lock_header(lease))
+        elif profile.name in {known.name for known in self.list_profiles()}:
+            return self.apply(profile.name, lease)
+        else:
+            # GET /profile adds the per-direction figures netem derives from the values.
+            values = profile.model_dump(exclude={"directions"})
+            response = self._http.put("/profile", headers=_lock_header(lease), json=values)
+        return self._settled(response, profile.name)
+
+    def _settled(self, response: httpx.Response, name: str) -> NetemState:
+        """After a change of the profile: poll GET /profile until it reports ``name``."""
+        if response.status_code == httpx.codes.LOCKED:
+            raise LabBusyError(self._refusal(response))
         self._raise_for_status(response)
         deadline = time.monotonic() + APPLY_TIMEOUT_S
         while True:
@@ -165,3 +183,8 @@ class NetemClient:
                 f"netem {response.request.method} {response.request.url.path}: "
                 f"HTTP {response.status_code}: {response.text.strip()[:200]}"
             )
+
+
+def _lock_header(lease: Lease | None) -> dict[str, str]:
+    """What a change of the profile carries while this run holds the lab."""
+    return {LOCK_HEADER: lease.token} if lease is not None else {}

@@ -17,19 +17,19 @@ from pydantic import BaseModel
 from bench_runner.stats import percentile
 
 PHASES: tuple[str, ...] = (
-    "tcp_connect",      # SYN to established
-    "key_exchange",     # SSH version lines, KEXINIT, key exchange, service request
-    "auth",             # SSH user authentication
-    "connect",          # a library's whole connection setup, where it is not split
-    "tls_handshake",    # TLS 1.3 handshake
-    "channel_open",     # SSH channel open, with its exec / pty-req + shell requests
-    "hello",            # NETCONF: subsystem channel and the hello exchange
-    "send_request",     # HTTP request headers and body written
+    "tcp_connect",  # SYN to established
+    "key_exchange",  # SSH version lines, KEXINIT, key exchange, service request
+    "auth",  # SSH user authentication
+    "connect",  # a library's whole connection setup, where it is not split
+    "tls_handshake",  # TLS 1.3 handshake
+    "channel_open",  # SSH channel open, with its exec / pty-req + shell requests
+    "hello",  # NETCONF: subsystem channel and the hello exchange
+    "send_request",  # HTTP request headers and body written
     "receive_headers",  # HTTP: waiting for the response status line and headers
-    "receive_body",     # HTTP response body read
-    "commands",         # CLI commands and their output
-    "rpcs",             # NETCONF RPCs and their replies
-    "close",            # connection / session teardown the client waits for
+    "receive_body",  # HTTP response body read
+    "commands",  # CLI commands and their output
+    "rpcs",  # NETCONF RPCs and their replies
+    "close",  # connection / session teardown the client waits for
 )
 """Every phase name a session may record, in the order they happen: the CSV columns and
 InfluxDB fields (``phase_<name>_ms``) are fixed by this list."""
@@ -96,8 +96,9 @@ SUMMARY_COLUMNS: tuple[str, ...] = tuple(f"phase_{name}_p50_ms" for name in PHAS
 def iteration_fields(phases: dict[str, float] | None) -> dict[str, float | None]:
     """``phase_<name>_ms`` of one iteration (None for phases it did not record)."""
     recorded = phases or {}
-    return {column: recorded.get(name)
-            for column, name in zip(ITERATION_COLUMNS, PHASES, strict=True)}
+    return {
+        column: recorded.get(name) for column, name in zip(ITERATION_COLUMNS, PHASES, strict=True)
+    }
 
 
 def summary_fields(summary: PhaseSummary | None) -> dict[str, float | None]:

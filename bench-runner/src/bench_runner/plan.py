@@ -1,6 +1,7 @@
 """Plan files: profiles x modes x clients x iterations x commands, as YAML.
 
-Every field is optional; a missing field takes the value of the built-in ``default`` plan.
+Every field is optional; a missing field takes its default in ``Plan``, which is where the
+defaults are written (the ``default`` plan is ``Plan()``; the CLI's help texts show them).
 ``modes`` is a list of mode names, ``all`` (every mode) or ``default`` (the six original
 modes); ``clients`` a list of client names, ``floor`` (asyncssh, httpx, Python ssl) or
 ``all``. ``netconf_framing`` (``1.1`` chunked, or ``1.0`` end-of-message) and
@@ -13,6 +14,7 @@ Built-in plans (``BUILTIN_PLANS``) are named without a path;
 command-line options override the plan's values.
 """
 
+from collections.abc import Mapping
 from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Literal
@@ -20,7 +22,7 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from bench_runner.modes.tunnel import BulkSize
+from bench_runner.modes.bulk import BulkSize
 
 BUILTIN_PLANS = ("default", "smoke", "nightly", "netconf-sweep", "latency-sweep")
 
@@ -46,19 +48,41 @@ class Plan(BaseModel):
     clients: list[str] | Literal["all", "floor"] = "floor"
     iterations: int = Field(default=20, ge=1)
     warmup: int = Field(default=2, ge=0)
-    commands: list[str] = Field(default_factory=lambda: [
-        "show version", "show clock", "show ip interface brief", "show inventory",
-        "show running-config",
-    ], min_length=1)
+    commands: list[str] = Field(
+        default_factory=lambda: [
+            "show version",
+            "show clock",
+            "show ip interface brief",
+            "show inventory",
+            "show running-config",
+        ],
+        min_length=1,
+    )
     baseline: str = "ssh/pty-fresh"
     timeout_s: float = Field(default=120.0, ge=1.0)
     netconf_framing: Framing | list[Framing] = "1.1"
     netconf_reply_bytes: ReplyBytes | list[ReplyBytes] = 1024
-    tunnel_bulk_sizes: list[BulkSize] = Field(default_factory=_default_bulk_sizes,
-                                              min_length=1)
+    tunnel_bulk_sizes: list[BulkSize] = Field(default_factory=_default_bulk_sizes, min_length=1)
     tunnel_bulk_iterations: int | None = Field(default=None, ge=1)
     """Measured iterations of the bulk modes (default: ``iterations``): big downloads
     are slow, so a plan can measure them fewer times than the rest."""
+
+    @field_validator("commands", mode="before")
+    @classmethod
+    def _commands_not_a_count(cls, commands: object) -> object:
+        """A number where the commands belong (clibench's ``--commands 5`` counts them) would
+        be sent to the device, and every iteration would fail with ``% Invalid input``:
+        refused before anything is measured."""
+        listed = commands if isinstance(commands, list) else [commands]
+        numbers = [command for command in listed if str(command).strip().isdigit()]
+        if numbers:
+            raise ValueError(
+                "commands are the CLI commands themselves (--commands takes them separated "
+                'by semicolons, e.g. --commands "show version;show clock"; a plan lists '
+                "them), not a number: the number of commands per iteration is how many are "
+                f"listed; got {', '.join(repr(number) for number in numbers)}"
+            )
+        return commands
 
     @field_validator("commands")
     @classmethod
@@ -102,7 +126,24 @@ def parse_plan(text: str, source: str) -> Plan:
     try:
         return Plan.model_validate(data)
     except ValidationError as exc:
-        raise PlanError(f"{source}: {exc}") from exc
+        raise PlanError(f"{source}: {problems(exc)}") from exc
+
+
+def override(plan: Plan, overrides: Mapping[str, object]) -> Plan:
+    """``plan`` with ``overrides`` (command-line options) in place of its values."""
+    try:
+        return Plan.model_validate({**plan.model_dump(), **overrides})
+    except ValidationError as exc:
+        raise PlanError(f"invalid option: {problems(exc)}") from exc
+
+
+def problems(exc: ValidationError) -> str:
+    """Each problem as ``field: message``, without pydantic's input dumps and links."""
+    return "; ".join(
+        f"{'.'.join(str(part) for part in error['loc'])}: "
+        + error["msg"].removeprefix("Value error, ")
+        for error in exc.errors()
+    )
 
 
 def load_plan(name_or_path: str | None) -> Plan:
@@ -115,6 +156,7 @@ def load_plan(name_or_path: str | None) -> Plan:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise PlanError(f"plan {name}: {exc.strerror or exc}; built-in plans: "
-                        f"{', '.join(BUILTIN_PLANS)}") from exc
+        raise PlanError(
+            f"plan {name}: {exc.strerror or exc}; built-in plans: {', '.join(BUILTIN_PLANS)}"
+        ) from exc
     return parse_plan(text, str(path))

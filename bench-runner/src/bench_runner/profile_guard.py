@@ -31,8 +31,9 @@ class Disturbance:
 
 
 class ProfileGuard:
-    def __init__(self, client: NetemClient, profile: str, instance: str | None,
-                 generation: int | None) -> None:
+    def __init__(
+        self, client: NetemClient, profile: str, instance: str | None, generation: int | None
+    ) -> None:
         self._client = client
         self.profile = profile
         self._instance = instance
@@ -50,19 +51,24 @@ class ProfileGuard:
         """The history against the verified state (pure)."""
         latest = history.latest()
         if history.instance != self._instance:
-            return Disturbance(f"netem restarted (instance {self._instance} -> "
-                               f"{history.instance})", None)
+            return Disturbance(
+                f"netem restarted (instance {self._instance} -> {history.instance})", None
+            )
         if latest.generation == self._generation:
             return None
-        changes = [event for event in history.events
-                   if self._generation is None or event.generation > self._generation]
+        changes = [
+            event
+            for event in history.events
+            if self._generation is None or event.generation > self._generation
+        ]
         first = changes[0] if changes else latest
         return Disturbance(
             f"netem changed its rules (generation {self._generation} -> {latest.generation}: "
             + ", ".join(f"{event.event} {event.profile or ''}".strip() for event in changes)
             + ")",
             # A repair found the rules missing: they were gone since the round before.
-            first.since or first.at)
+            first.since or first.at,
+        )
 
     def wait_until_applied(self, timeout_s: float = RECOVERY_TIMEOUT_S) -> str | None:
         """Wait for netem to have the profile applied again (by its restart, or by its

@@ -68,8 +68,9 @@ def mode_figures(run_id: str, profile: str, mode: dict[str, Any]) -> ModeFigures
     if resources and "elapsed_s" in resources and samples and stats.get("errors") == 0:
         inside_ms = sum(samples)
         overhead = 100.0 * (resources["elapsed_s"] * 1000.0 - inside_ms) / inside_ms
-    return ModeFigures(run_id, profile, mode["mode"], mode["client"], stats.get("p50_ms"),
-                       bound, overhead)
+    return ModeFigures(
+        run_id, profile, mode["mode"], mode["client"], stats.get("p50_ms"), bound, overhead
+    )
 
 
 def run_figures(document: dict[str, Any]) -> RunFigures:
@@ -78,11 +79,17 @@ def run_figures(document: dict[str, Any]) -> RunFigures:
         (mode["warmup"] + mode["iterations"]) * mode["min_round_trips"] * profile["rtt_ms"]
         for mode in document["modes"]
     )
-    counted = [((mode.get("wire") or {}).get("p50") or {}).get("round_trips")
-               for mode in document["modes"]]
-    counted_ms = None if None in counted else sum(
-        (mode["warmup"] + mode["iterations"]) * round_trips * profile["rtt_ms"]
-        for mode, round_trips in zip(document["modes"], counted, strict=True))
+    counted = [
+        ((mode.get("wire") or {}).get("p50") or {}).get("round_trips") for mode in document["modes"]
+    ]
+    counted_ms = (
+        None
+        if None in counted
+        else sum(
+            (mode["warmup"] + mode["iterations"]) * round_trips * profile["rtt_ms"]
+            for mode, round_trips in zip(document["modes"], counted, strict=True)
+        )
+    )
     return RunFigures(
         run_id=document["run_id"],
         profile=profile["name"],
@@ -96,7 +103,8 @@ def run_figures(document: dict[str, Any]) -> RunFigures:
 def load_runs(results_dir: Path, prefixes: list[str]) -> list[RunFigures]:
     """Runs whose directory name starts with one of ``prefixes``, oldest name first."""
     paths = sorted(
-        path for path in results_dir.glob("*/results.json")
+        path
+        for path in results_dir.glob("*/results.json")
         if any(path.parent.name.startswith(prefix) for prefix in prefixes)
     )
     return [run_figures(json.loads(path.read_text(encoding="utf-8"))) for path in paths]

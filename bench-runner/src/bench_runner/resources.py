@@ -61,8 +61,9 @@ def parse_device_metrics(text: str) -> DeviceSample:
     missing = [name for name in (DEVICE_CPU_METRIC, DEVICE_MEMORY_METRIC) if name not in values]
     if missing:
         raise ValueError(f"device metrics lack {', '.join(missing)}")
-    return DeviceSample(cpu_s=values[DEVICE_CPU_METRIC],
-                        memory_bytes=int(values[DEVICE_MEMORY_METRIC]))
+    return DeviceSample(
+        cpu_s=values[DEVICE_CPU_METRIC], memory_bytes=int(values[DEVICE_MEMORY_METRIC])
+    )
 
 
 def counter_increase(previous: float, current: float) -> tuple[float, bool]:
@@ -118,7 +119,9 @@ class ResourceMonitor:
         return self
 
     async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
         elapsed_s = time.perf_counter() - self._started

@@ -1,8 +1,10 @@
-"""The results document (schema_version 2, documented field by field in SCHEMA.md)."""
+"""The results document (schema_version 2, documented field by field in SCHEMA.md) and
+the measured iterations behind it (iterations.csv and InfluxDB's ``iteration`` points)."""
 
 import os
 import secrets
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -15,8 +17,8 @@ from bench_runner.roundtrips import RoundTrips
 from bench_runner.rtt_model import RttModel, predict
 from bench_runner.rtt_probe import RttCheck, RttProbe
 from bench_runner.stats import Stats
-from bench_runner.wire.model import WireCounts
-from bench_runner.wire.timeline import TimeSplits
+from bench_runner.wire.model import WireCounts, WireIteration
+from bench_runner.wire.timeline import TimeSplit, TimeSplits
 
 SCHEMA_VERSION: Literal[2] = 2
 
@@ -124,6 +126,42 @@ class ModeResult(BaseModel):
         return f"{name} · {settings}" if settings else name
 
 
+@dataclass(frozen=True)
+class IterationRecord:
+    """One measured iteration, as written to iterations.csv and InfluxDB."""
+
+    iteration: int
+    started_at: datetime
+    wall_ms: float
+    error: str | None
+    span_ns: tuple[int, int] | None = None
+    """Start and end on the kernel's clock, for the time split."""
+    round_trips: int | None = None
+    """Counted on the client's socket (modes that trace it), else None."""
+    wire: WireIteration | None = None
+    """Packets, bytes and round trips counted on the wire; None without a capture."""
+    phases: dict[str, float] | None = None
+    """Phase -> ms, for clients that expose their phases, else None."""
+    time_split: TimeSplit | None = None
+    """Where the wall time went, from the captured packets; None without a capture."""
+    excluded: str | None = None
+    """Why a successful iteration is left out of every figure (the profile it claims may
+    not have been in effect); None for a valid sample."""
+
+    @property
+    def ok(self) -> bool:
+        """A valid sample: it succeeded and was not excluded."""
+        return self.error is None and self.excluded is None
+
+
+@dataclass(frozen=True)
+class ModeRun:
+    """A mode's result with the iterations it summarizes."""
+
+    result: ModeResult
+    records: list[IterationRecord]
+
+
 class BaselineInfo(BaseModel):
     mode: str
     client: str
@@ -163,8 +201,7 @@ def apply_baseline(modes: list[ModeResult], baseline_mode: str) -> BaselineInfo 
     times faster than the baseline). ``baseline_mode`` is ``mode`` or ``mode@client``; the
     first matching mode of the run is the baseline. None when it is not in the run."""
     name, _, client = baseline_mode.partition("@")
-    base = next((m for m in modes if m.mode == name and (not client or m.client == client)),
-                None)
+    base = next((m for m in modes if m.mode == name and (not client or m.client == client)), None)
     if base is None:
         return None
     base_p50 = base.stats.p50_ms
@@ -177,8 +214,11 @@ def apply_baseline(modes: list[ModeResult], baseline_mode: str) -> BaselineInfo 
 def apply_floor_ratio(modes: list[ModeResult], floor_clients: Mapping[str, str]) -> None:
     """Set ``p50_vs_floor`` of every mode whose floor measurement (``floor_clients``: mode
     name -> its floor client) is in ``modes`` with samples."""
-    floor_p50 = {(mode.mode, tuple(mode.parameter_tags().items())): mode.stats.p50_ms
-                 for mode in modes if floor_clients.get(mode.mode) == mode.client}
+    floor_p50 = {
+        (mode.mode, tuple(mode.parameter_tags().items())): mode.stats.p50_ms
+        for mode in modes
+        if floor_clients.get(mode.mode) == mode.client
+    }
     for mode in modes:
         base = floor_p50.get((mode.mode, tuple(mode.parameter_tags().items())))
         if base and mode.stats.p50_ms is not None:
@@ -200,12 +240,16 @@ def local_references(run: RunResult) -> dict[SeriesKey, tuple[str, float]]:
     round-trip model for the other profiles of its sweep. Empty for other profiles."""
     if run.profile.name != LOCAL_PROFILE:
         return {}
-    return {series_key(mode): (run.run_id, mode.stats.p50_ms)
-            for mode in run.modes if mode.published and mode.stats.p50_ms is not None}
+    return {
+        series_key(mode): (run.run_id, mode.stats.p50_ms)
+        for mode in run.modes
+        if mode.published and mode.stats.p50_ms is not None
+    }
 
 
-def apply_rtt_model(modes: list[ModeResult],
-                    references: dict[SeriesKey, tuple[str, float]]) -> None:
+def apply_rtt_model(
+    modes: list[ModeResult], references: dict[SeriesKey, tuple[str, float]]
+) -> None:
     """Set ``rtt_model`` of every mode with samples, a verified RTT and a reference. Where
     the profile adds no delay (``local``), the added RTT is 0: what the probe measures there
     is noise, and the model is the reference itself."""
@@ -223,9 +267,11 @@ def apply_rtt_model(modes: list[ModeResult],
         counted = wire_p50.get("round_trips")
         local_run_id, local_p50_ms = reference
         mode.rtt_model = predict(
-            local_run_id, local_p50_ms,
+            local_run_id,
+            local_p50_ms,
             counted if counted is not None else float(mode.expected_round_trips),
-            "wire" if counted is not None else "expected", added_rtt_ms,
+            "wire" if counted is not None else "expected",
+            added_rtt_ms,
         )
 
 

@@ -138,7 +138,9 @@ class TracingConnector:
         self._trace = trace
 
     async def create_connection(
-        self, session_factory: Callable[[], asyncio.Protocol], remote_host: str,
+        self,
+        session_factory: Callable[[], asyncio.Protocol],
+        remote_host: str,
         remote_port: int,
     ) -> tuple[asyncio.BaseTransport, asyncio.Protocol]:
         loop = asyncio.get_running_loop()

@@ -29,12 +29,20 @@ class RttModel(BaseModel):
     predicted_p50_ms: float
 
 
-def predict(local_run_id: str, local_p50_ms: float, round_trips: float,
-            round_trips_source: RoundTripSource, added_rtt_ms: float) -> RttModel:
+def predict(
+    local_run_id: str,
+    local_p50_ms: float,
+    round_trips: float,
+    round_trips_source: RoundTripSource,
+    added_rtt_ms: float,
+) -> RttModel:
     # A negative added RTT is probe noise at `local`: no delay was added.
     added = max(added_rtt_ms, 0.0)
     return RttModel(
-        local_run_id=local_run_id, local_p50_ms=local_p50_ms, round_trips=round_trips,
-        round_trips_source=round_trips_source, added_rtt_ms=added,
+        local_run_id=local_run_id,
+        local_p50_ms=local_p50_ms,
+        round_trips=round_trips,
+        round_trips_source=round_trips_source,
+        added_rtt_ms=added,
         predicted_p50_ms=local_p50_ms + round_trips * added,
     )

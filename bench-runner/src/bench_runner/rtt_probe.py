@@ -31,8 +31,9 @@ async def tcp_connect_ms(host: str, port: int) -> float:
     return elapsed_ms
 
 
-async def probe_rtt(host: str, port: int, samples: int = PROBE_SAMPLES,
-                    reference_port: int | None = None) -> tuple[float, RttProbe]:
+async def probe_rtt(
+    host: str, port: int, samples: int = PROBE_SAMPLES, reference_port: int | None = None
+) -> tuple[float, RttProbe]:
     """Median of ``samples`` sequential TCP connects (the median ignores the odd
     retransmitted SYN under loss); with ``reference_port``, each connect is followed by one
     to that port, and the median of those is recorded too."""
@@ -46,7 +47,9 @@ async def probe_rtt(host: str, port: int, samples: int = PROBE_SAMPLES,
         if reference_port is not None:
             reference.append(await tcp_connect_ms(host, reference_port))
     return statistics.median(times), RttProbe(
-        port=port, samples=len(times), reference_port=reference_port,
+        port=port,
+        samples=len(times),
+        reference_port=reference_port,
         reference_rtt_ms=statistics.median(reference) if reference else None,
     )
 
@@ -76,30 +79,61 @@ def rtt_tolerance_ms(configured_rtt_ms: float) -> float:
     return max(RTT_TOLERANCE_FRACTION * configured_rtt_ms, RTT_TOLERANCE_FLOOR_MS)
 
 
-def check_rtt(configured_rtt_ms: float, verified_rtt_ms: float | None, *,
-              applies: bool = True, attempts: int = 1,
-              reference_rtt_ms: float | None = None) -> RttCheck:
+def check_rtt(
+    configured_rtt_ms: float,
+    verified_rtt_ms: float | None,
+    *,
+    applies: bool = True,
+    attempts: int = 1,
+    reference_rtt_ms: float | None = None,
+) -> RttCheck:
     """``applies=False`` for targets whose latency the lab does not control (real devices):
     the check passes and says why it was not made."""
     tolerance = rtt_tolerance_ms(configured_rtt_ms)
     if not applies:
-        return RttCheck(applies=False, tolerance_ms=tolerance, deviation_ms=None, passed=True,
-                        reason="not applicable: the target's latency is not set by netem",
-                        attempts=attempts)
+        return RttCheck(
+            applies=False,
+            tolerance_ms=tolerance,
+            deviation_ms=None,
+            passed=True,
+            reason="not applicable: the target's latency is not set by netem",
+            attempts=attempts,
+        )
     if verified_rtt_ms is None:
-        return RttCheck(applies=True, tolerance_ms=tolerance, deviation_ms=None, passed=False,
-                        reason="RTT could not be verified (probe failed)", attempts=attempts)
+        return RttCheck(
+            applies=True,
+            tolerance_ms=tolerance,
+            deviation_ms=None,
+            passed=False,
+            reason="RTT could not be verified (probe failed)",
+            attempts=attempts,
+        )
     added = verified_rtt_ms - (reference_rtt_ms or 0.0)
     deviation = added - configured_rtt_ms
     if abs(deviation) > tolerance:
-        reference = ("" if reference_rtt_ms is None else
-                     f" ({verified_rtt_ms:.2f} ms minus {reference_rtt_ms:.2f} ms unimpaired)")
+        reference = (
+            ""
+            if reference_rtt_ms is None
+            else f" ({verified_rtt_ms:.2f} ms minus {reference_rtt_ms:.2f} ms unimpaired)"
+        )
         return RttCheck(
-            applies=True, tolerance_ms=tolerance, added_rtt_ms=added, deviation_ms=deviation,
+            applies=True,
+            tolerance_ms=tolerance,
+            added_rtt_ms=added,
+            deviation_ms=deviation,
             passed=False,
-            reason=(f"verified RTT {added:.2f} ms{reference} is off by {deviation:+.2f} ms from "
-                    f"the configured {configured_rtt_ms:g} ms (tolerance {tolerance:g} ms)"),
+            reason=(
+                f"verified RTT {added:.2f} ms{reference} is off by {deviation:+.2f} ms from "
+                f"the configured {configured_rtt_ms:g} ms (tolerance {tolerance:g} ms)"
+            ),
             attempts=attempts,
         )
-    return RttCheck(applies=True, tolerance_ms=tolerance, added_rtt_ms=added,
-                    deviation_ms=deviation, passed=True, reason=None, attempts=attempts)
+    return RttCheck(
+        applies=True,
+        tolerance_ms=tolerance,
+        added_rtt_ms=added,
+        deviation_ms=deviation,
+        passed=True,
+        reason=None,
+        attempts=attempts,
+    )

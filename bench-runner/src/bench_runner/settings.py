@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from pydantic import SecretStr
+from pydantic import SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -19,7 +19,7 @@ class Settings(BaseSettings):
     device_username: str | None = None
     device_password: SecretStr | None = None
 
-    # Empty string is allowed so that `--netem none` runs are explicit; see cli.run.
+    # Empty string is allowed so that `--netem none` runs are explicit; see lab_run.run.
     netem_url: str = "http://device:8181"
 
     influx_url: str = "http://influxdb:8086"
@@ -30,10 +30,25 @@ class Settings(BaseSettings):
     pushgateway_url: str = "http://pushgateway:9091"
 
     results_dir: Path = Path("/results")
+    results_host_dir: Path | None = None
+    """The host directory mounted at ``results_dir`` (compose sets it): the paths the runner
+    prints are the user's, not the container's. Unset or empty: ``results_dir`` is shown."""
 
     lab_commit: str | None = None
     lab_images: str | None = None
 
+    @field_validator("results_host_dir", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        return value or None
+
     @property
     def spool_dir(self) -> Path:
         return self.results_dir / "spool"
+
+    def shown_path(self, path: Path) -> Path:
+        """``path`` (under ``results_dir``) where the user finds it: on the host when
+        ``results_host_dir`` says where ``results_dir`` is mounted."""
+        if self.results_host_dir is None or not path.is_relative_to(self.results_dir):
+            return path
+        return self.results_host_dir / path.relative_to(self.results_dir)

@@ -50,14 +50,23 @@ def percentile(samples: Sequence[float], q: float) -> float:
     return ordered[lower] + (rank - lower) * (ordered[upper] - ordered[lower])
 
 
-def summarize(samples_ms: Sequence[float], errors: int, warmup_discarded: int = 0,
-              excluded: int = 0) -> Stats:
+def summarize(
+    samples_ms: Sequence[float], errors: int, warmup_discarded: int = 0, excluded: int = 0
+) -> Stats:
     """Statistics of successful samples; ``errors`` counts failed iterations."""
     if not samples_ms:
         return Stats(
-            n=0, errors=errors, min_ms=None, max_ms=None, mean_ms=None,
-            p50_ms=None, p95_ms=None, stddev_ms=None, p99_ms=None,
-            warmup_discarded=warmup_discarded, excluded=excluded,
+            n=0,
+            errors=errors,
+            min_ms=None,
+            max_ms=None,
+            mean_ms=None,
+            p50_ms=None,
+            p95_ms=None,
+            stddev_ms=None,
+            p99_ms=None,
+            warmup_discarded=warmup_discarded,
+            excluded=excluded,
         )
     return Stats(
         n=len(samples_ms),

@@ -41,15 +41,21 @@ class TargetSpec(BaseModel):
     metrics_url: str | None = None
 
     def target(self) -> Target:
-        missing = [name for name in (self.username_env, self.password_env)
-                   if not os.environ.get(name)]
+        missing = [
+            name for name in (self.username_env, self.password_env) if not os.environ.get(name)
+        ]
         if missing:
-            raise PlanError(f"target {self.name}: environment variable(s) "
-                            f"{', '.join(missing)} not set")
-        return Target(host=self.host, ssh_port=self.ssh_port, https_port=self.https_port,
-                      netconf_port=self.netconf_port,
-                      username=os.environ[self.username_env],
-                      password=os.environ[self.password_env])
+            raise PlanError(
+                f"target {self.name}: environment variable(s) {', '.join(missing)} not set"
+            )
+        return Target(
+            host=self.host,
+            ssh_port=self.ssh_port,
+            https_port=self.https_port,
+            netconf_port=self.netconf_port,
+            username=os.environ[self.username_env],
+            password=os.environ[self.password_env],
+        )
 
 
 class Inventory(BaseModel):

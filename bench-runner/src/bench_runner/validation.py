@@ -1,7 +1,5 @@
 """Checks that a command output is a real answer, not an empty or CLI error reply."""
 
-from bench_runner.modes.base import IterationError
-
 CLI_ERROR_MARKERS = ("% Invalid", "% Ambiguous", "% Incomplete", "% Unknown")
 
 
@@ -19,6 +17,10 @@ def cli_error(text: str) -> str | None:
         if stripped.startswith(CLI_ERROR_MARKERS):
             return stripped
     return None
+
+
+class IterationError(Exception):
+    """An iteration that did not produce valid output; the message is the recorded reason."""
 
 
 def failure_summary(text: str) -> str:

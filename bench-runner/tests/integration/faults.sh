@@ -14,6 +14,7 @@ restart_run=faults-restart-$stamp shared_run=faults-shared-$stamp second_run=fau
 logs=$(mktemp -d)
 status=0
 fail() { echo "test-faults: $*"; status=1; }
+# shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() { rm -rf "$logs"; $FAULTS_COMPOSE --profile tools down -v --remove-orphans >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 bench() { $FAULTS_COMPOSE run --rm -T --no-deps bench-runner "$@"; }
@@ -58,6 +59,6 @@ cat "$logs/shared"
 [ "$shared_status" -eq 0 ] || fail "the run that held the lab exited $shared_status"
 
 in_runner -e FAULT_RESTART_RUN_ID="$restart_run" -e FAULT_SHARED_RUN_ID="$shared_run" \
-  -e FAULT_SECOND_RUN_ID="$second_run" --entrypoint python3 bench-runner \
+  -e FAULT_SECOND_RUN_ID="$second_run" -e CI --entrypoint python3 bench-runner \
   -m pytest /app/tests/integration/test_faults.py -p no:cacheprovider -v || status=1
 exit "$status"

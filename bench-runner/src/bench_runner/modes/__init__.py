@@ -6,9 +6,10 @@ measures without a plan or ``--modes``: the six original modes with their floor 
 (kept stable: dashboards and the end-to-end test rely on it).
 """
 
+import ssl
 from dataclasses import dataclass
 
-from bench_runner.modes.base import IterationError, Mode, Session, Target, Transport
+from bench_runner.modes.base import Mode, Session, Target, Transport
 from bench_runner.modes.bulk import BulkDownload, BulkSize
 from bench_runner.modes.https import (
     HttpsBatch,
@@ -132,7 +133,7 @@ ALL_CLIENTS = "all"
 CLIENT_SCOPE: dict[str, str] = {
     "paramiko": "exec channels only here; its interactive shell is what netmiko drives",
     "openssh": "exec only (ssh user@host cmd); interactive PTY sessions need a pexpect-style "
-               "driver, which is what netmiko and scrapli are",
+    "driver, which is what netmiko and scrapli are",
     "netmiko": "drives interactive PTY sessions only, one per connection (ConnectHandler)",
     "scrapli": "drives interactive PTY sessions only, one per connection (driver.open)",
     "requests": "synchronous, one request at a time per call, no TLS session resumption API",
@@ -182,8 +183,10 @@ def select_modes(names: list[str] | None, clients: list[str] | None = None) -> S
     known_clients = {FLOOR, *LIBRARY_CLIENTS, *(mode.client for mode in FLOOR_MODES)}
     unknown = [client for client in requested if client not in known_clients]
     if unknown:
-        raise KeyError(f"unknown client(s): {', '.join(unknown)}; known: "
-                       f"{FLOOR}, {ALL_CLIENTS}, {', '.join(sorted(known_clients - {FLOOR}))}")
+        raise KeyError(
+            f"unknown client(s): {', '.join(unknown)}; known: "
+            f"{FLOOR}, {ALL_CLIENTS}, {', '.join(sorted(known_clients - {FLOOR}))}"
+        )
 
     selected: list[Mode] = []
     not_applicable: list[NotApplicableEntry] = []
@@ -198,14 +201,15 @@ def select_modes(names: list[str] | None, clients: list[str] | None = None) -> S
             if match is not None:
                 selected.append(match)
             elif _transport_of(name) in _transports_of(client):
-                not_applicable.append(NotApplicableEntry(
-                    name, client, f"{client}: {CLIENT_SCOPE.get(client, 'no implementation')}"
-                ))
+                not_applicable.append(
+                    NotApplicableEntry(
+                        name, client, f"{client}: {CLIENT_SCOPE.get(client, 'no implementation')}"
+                    )
+                )
     return Selection(selected, not_applicable)
 
 
-def sweep_netconf(modes: list[Mode], framings: list[Framing],
-                  reply_sizes: list[int]) -> list[Mode]:
+def sweep_netconf(modes: list[Mode], framings: list[Framing], reply_sizes: list[int]) -> list[Mode]:
     """Each NETCONF mode once per framing x reply size (in that order, right where it was
     selected); a mode whose parameters ignore the reply size (``netconf/edit-commit``)
     once per framing. Other modes are kept as they are."""
@@ -235,6 +239,16 @@ def sweep_bulk_sizes(modes: list[Mode], sizes: list[BulkSize]) -> list[Mode]:
     return swept
 
 
+def client_versions() -> dict[str, str]:
+    """Every client the runner can drive, with its version (OpenSSH from ``ssh -V``), and
+    the OpenSSL the TLS clients use."""
+    versions: dict[str, str] = {}
+    for mode in ALL_MODES:
+        versions.setdefault(mode.client, mode.client_version())
+    versions["openssl"] = ssl.OPENSSL_VERSION
+    return versions
+
+
 def _transports_of(client: str) -> set[str]:
     return {mode.transport.value for mode in ALL_MODES if mode.client == client}
 
@@ -247,7 +261,6 @@ __all__ = [
     "MODES_BY_NAME",
     "MODE_NAMES",
     "BulkDownload",
-    "IterationError",
     "Mode",
     "NetconfMode",
     "NotApplicableEntry",
@@ -256,6 +269,7 @@ __all__ = [
     "Target",
     "Transport",
     "TunnelBulk",
+    "client_versions",
     "select_modes",
     "sweep_bulk_sizes",
     "sweep_netconf",

@@ -28,10 +28,6 @@ class Target:
     netconf_port: int = 830
 
 
-class IterationError(Exception):
-    """An iteration that did not produce valid output; the message is the recorded reason."""
-
-
 class Session(Protocol):
     """State a mode keeps across iterations (a kept connection, or just options)."""
 
@@ -41,24 +37,30 @@ class Session(Protocol):
         ...
 
 
-class OneRoundTripPerCommand:
-    """For modes whose every command is one request and its reply on an already open session:
-    one round trip per command is both the floor and what a client pays."""
+@dataclass(frozen=True)
+class RoundTripBound:
+    """Round trips per iteration of n commands: ``per_command x n + fixed``."""
 
-    def min_round_trips(self, n_commands: int) -> int:
-        return n_commands
+    per_command: int = 0
+    fixed: int = 0
 
-    def expected_round_trips(self, n_commands: int) -> int:
-        return n_commands
+    def round_trips(self, n_commands: int) -> int:
+        return self.per_command * n_commands + self.fixed
+
+
+ONE_PER_COMMAND = RoundTripBound(per_command=1)
+"""Every command one request and its reply on an already open session: both the floor and
+what a client pays."""
 
 
 class Mode(ABC):
     """One way of running CLI commands on the device.
 
-    ``min_round_trips`` is a physical lower bound, per iteration of ``n_commands``, that any
-    correct client of this mode must pay (so ``p50 >= min_round_trips * RTT`` always holds);
-    ``expected_round_trips`` is what the implemented client typically pays, counted as
-    documented in the README (added RTT divided into the added p50).
+    Each mode declares its round trips per iteration as data, and its docstring argues them:
+    ``min_bound`` is a physical lower bound that any correct client of the mode must pay (so
+    ``p50 >= min_round_trips x RTT`` always holds); ``expected_bound`` is what the
+    implemented client typically pays, counted as documented in the README (added RTT
+    divided into the added p50, or the exchanges counted on the wire).
     """
 
     name: ClassVar[str]
@@ -66,6 +68,8 @@ class Mode(ABC):
     client: ClassVar[str]
     """Distribution name of the client library (its version is recorded)."""
     description: ClassVar[str]
+    min_bound: ClassVar[RoundTripBound]
+    expected_bound: ClassVar[RoundTripBound]
     floor: ClassVar[bool] = True
     """A floor client (minimal overhead: asyncssh, httpx, the ssl module); False for the
     libraries people use (paramiko, netmiko, scrapli, requests, OpenSSH)."""
@@ -78,19 +82,23 @@ class Mode(ABC):
             return "unknown"
 
     def port(self, target: Target) -> int:
-        ports = {Transport.SSH: target.ssh_port, Transport.HTTPS: target.https_port,
-                 Transport.NETCONF: target.netconf_port, Transport.TUNNEL: target.ssh_port}
+        ports = {
+            Transport.SSH: target.ssh_port,
+            Transport.HTTPS: target.https_port,
+            Transport.NETCONF: target.netconf_port,
+            Transport.TUNNEL: target.ssh_port,
+        }
         return ports[self.transport]
 
     def wire_ports(self, target: Target) -> tuple[int, ...]:
         """The target's TCP ports whose packets are this mode's (counted on the wire)."""
         return (self.port(target),)
 
-    @abstractmethod
-    def min_round_trips(self, n_commands: int) -> int: ...
+    def min_round_trips(self, n_commands: int) -> int:
+        return self.min_bound.round_trips(n_commands)
 
-    @abstractmethod
-    def expected_round_trips(self, n_commands: int) -> int: ...
+    def expected_round_trips(self, n_commands: int) -> int:
+        return self.expected_bound.round_trips(n_commands)
 
     def parameters(self) -> dict[str, str | int] | None:
         """Settings that change what an iteration does beyond the commands (NETCONF

@@ -15,16 +15,16 @@ from urllib.parse import quote_plus
 import httpx
 
 from bench_runner.modes.base import (
-    IterationError,
+    ONE_PER_COMMAND,
     Mode,
-    OneRoundTripPerCommand,
+    RoundTripBound,
     Session,
     Target,
     Transport,
 )
 from bench_runner.modes.http_phases import trace_extension
 from bench_runner.phases import PhaseTimer
-from bench_runner.validation import failure_summary, first_line
+from bench_runner.validation import IterationError, failure_summary, first_line
 
 REQUEST_TIMEOUT_S = 60.0
 
@@ -59,8 +59,9 @@ def new_client(target: Target, *, keep_alive: bool) -> httpx.AsyncClient:
     )
 
 
-async def get_exec(client: httpx.AsyncClient, commands: Sequence[str],
-                   phases: PhaseTimer | None = None) -> str:
+async def get_exec(
+    client: httpx.AsyncClient, commands: Sequence[str], phases: PhaseTimer | None = None
+) -> str:
     response = await client.get(exec_path(commands), extensions=trace_extension(phases))
     if response.status_code != httpx.codes.OK:
         reason = failure_summary(response.text)
@@ -94,9 +95,9 @@ class _ConcurrentSession:
         self._client = client
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
-        return list(await asyncio.gather(
-            *(get_exec(self._client, [command]) for command in commands)
-        ))
+        return list(
+            await asyncio.gather(*(get_exec(self._client, [command]) for command in commands))
+        )
 
 
 class HttpsFreshConnection(Mode):
@@ -115,12 +116,8 @@ class HttpsFreshConnection(Mode):
         "httpx; a new TCP + TLS 1.3 connection per command (keep-alive disabled), "
         "GET /admin/exec/<command>"
     )
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return 3 * n_commands
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return 3 * n_commands
+    min_bound = RoundTripBound(per_command=3)
+    expected_bound = RoundTripBound(per_command=3)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -128,7 +125,7 @@ class HttpsFreshConnection(Mode):
             yield _PerCommandSession(client)
 
 
-class HttpsKeepAlive(OneRoundTripPerCommand, Mode):
+class HttpsKeepAlive(Mode):
     """One HTTP/1.1 keep-alive connection kept across iterations, one GET per command.
 
     Lower bound per command, 1 round trip (request and response); HTTP/1.1 clients do not
@@ -143,6 +140,8 @@ class HttpsKeepAlive(OneRoundTripPerCommand, Mode):
         "httpx; one client kept across iterations (HTTP/1.1 keep-alive), "
         "one GET /admin/exec/<command> per command"
     )
+    min_bound = ONE_PER_COMMAND
+    expected_bound = ONE_PER_COMMAND
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -168,12 +167,8 @@ class HttpsBatch(Mode):
         "httpx; kept keep-alive client, one request per iteration carrying all commands: "
         "GET /admin/exec/cmd1/cmd2/... (a GET despite the name)"
     )
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return 1
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return 1
+    min_bound = RoundTripBound(fixed=1)
+    expected_bound = RoundTripBound(fixed=1)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -198,12 +193,8 @@ class HttpsMultiCommand(Mode):
         "httpx; kept keep-alive pool; one GET /admin/exec/<command> per command, all "
         "commands of an iteration sent concurrently (a connection per request in flight)"
     )
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return 1
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return 1
+    min_bound = RoundTripBound(fixed=1)
+    expected_bound = RoundTripBound(fixed=1)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -214,8 +205,14 @@ class HttpsMultiCommand(Mode):
 class _ResumingConnection(http.client.HTTPSConnection):
     """An HTTPS connection whose TLS handshake offers a saved session (TLS 1.3 ticket)."""
 
-    def __init__(self, host: str, port: int, context: ssl.SSLContext,
-                 session: ssl.SSLSession | None, phases: PhaseTimer) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        context: ssl.SSLContext,
+        session: ssl.SSLSession | None,
+        phases: PhaseTimer,
+    ) -> None:
         super().__init__(host, port, context=context, timeout=REQUEST_TIMEOUT_S)
         self._tls_context = context
         self._tls_session = session
@@ -250,13 +247,19 @@ class _TlsResumeSession:
 
     def get(self, command: str, *, require_resumption: bool) -> str:
         phases = self.phases
-        connection = _ResumingConnection(self._target.host, self._target.https_port,
-                                         self._context, self._session, phases)
+        connection = _ResumingConnection(
+            self._target.host, self._target.https_port, self._context, self._session, phases
+        )
         try:
             started = time.perf_counter()
-            connection.request("GET", exec_path([command]), headers={
-                "Authorization": self._authorization, "Connection": "close",
-            })
+            connection.request(
+                "GET",
+                exec_path([command]),
+                headers={
+                    "Authorization": self._authorization,
+                    "Connection": "close",
+                },
+            )
             # request() connected first (tcp_connect and tls_handshake, timed by connect()).
             phases.add("send_request", time.perf_counter() - started - connection.connect_s)
             with phases.measure("receive_headers"):
@@ -306,15 +309,11 @@ class HttpsTlsResume(Mode):
         "Python ssl + http.client; a new TCP connection per command, TLS 1.3 session "
         "resumption with the previous connection's ticket, GET /admin/exec/<command>"
     )
+    min_bound = RoundTripBound(per_command=3)
+    expected_bound = RoundTripBound(per_command=4)
 
     def client_version(self) -> str:
         return f"Python {platform.python_version()}, {ssl.OPENSSL_VERSION}"
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return 3 * n_commands
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return 4 * n_commands
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -349,14 +348,16 @@ class _RestconfSession:
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         outputs = []
         for _ in commands:
-            response = await self._client.get(RESTCONF_NATIVE_PATH,
-                                              headers={"Accept": RESTCONF_JSON},
-                                              extensions=trace_extension(self.phases))
+            response = await self._client.get(
+                RESTCONF_NATIVE_PATH,
+                headers={"Accept": RESTCONF_JSON},
+                extensions=trace_extension(self.phases),
+            )
             outputs.append(check_restconf(response.status_code, response.text))
         return outputs
 
 
-class HttpsRestconfGet(OneRoundTripPerCommand, Mode):
+class HttpsRestconfGet(Mode):
     """RESTCONF (RFC 8040) on a kept HTTP/1.1 keep-alive connection: per command of the
     run one ``GET /restconf/data/Cisco-IOS-XE-native:native`` (JSON, RFC 7951), each after
     the previous reply; the command text itself is not sent (n has the meaning it has in
@@ -374,6 +375,8 @@ class HttpsRestconfGet(OneRoundTripPerCommand, Mode):
         "httpx; one keep-alive client kept; per command one RESTCONF "
         "GET /restconf/data/Cisco-IOS-XE-native:native (JSON), each after the previous reply"
     )
+    min_bound = ONE_PER_COMMAND
+    expected_bound = ONE_PER_COMMAND
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:

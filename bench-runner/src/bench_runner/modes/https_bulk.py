@@ -10,12 +10,13 @@ from contextlib import asynccontextmanager
 import httpx
 import requests
 
-from bench_runner.modes.base import IterationError, Session, Target, Transport
+from bench_runner.modes.base import RoundTripBound, Session, Target, Transport
 from bench_runner.modes.bulk import BULK_BYTES, BulkDownload
 from bench_runner.modes.http_phases import trace_extension
 from bench_runner.modes.https import REQUEST_TIMEOUT_S, new_client
 from bench_runner.modes.https_libraries import new_session
 from bench_runner.phases import PhaseTimer
+from bench_runner.validation import IterationError
 
 # requests' iter_content yields chunks of this size (its default is 1 byte); httpx yields
 # what it reads from the socket (64 KiB).
@@ -60,15 +61,13 @@ class HttpsBulk(BulkDownload):
     name = "https/bulk"
     transport = Transport.HTTPS
     client = "httpx"
-    description = ("httpx; one HTTP/1.1 keep-alive connection kept; per iteration one "
-                   "GET /bulk/<size> from the device's HTTPS API, streamed and counted "
-                   "(vs tunnel/bulk)")
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return 1
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return 1
+    description = (
+        "httpx; one HTTP/1.1 keep-alive connection kept; per iteration one "
+        "GET /bulk/<size> from the device's HTTPS API, streamed and counted "
+        "(vs tunnel/bulk)"
+    )
+    min_bound = RoundTripBound(fixed=1)
+    expected_bound = RoundTripBound(fixed=1)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -87,8 +86,9 @@ class _HttpxBulkSession:
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         received = 0
-        async with self._client.stream("GET", self._path,
-                                       extensions=trace_extension(self.phases)) as response:
+        async with self._client.stream(
+            "GET", self._path, extensions=trace_extension(self.phases)
+        ) as response:
             async for chunk in response.aiter_raw():
                 received += len(chunk)
         return [check_download(self._path, response.status_code, received, self._expected)]
@@ -96,20 +96,19 @@ class _HttpxBulkSession:
 
 class RequestsBulk(HttpsBulk):
     """requests: one Session kept (keep-alive pool, its connection opened by a ``HEAD``
-    before the warm-up); per iteration one ``GET /bulk/<size>`` with ``stream=True``,
-    read with ``iter_content``. Lower bound 1 round trip per iteration."""
+    before the warm-up); per iteration one ``GET /bulk/<size>`` with ``stream=True``, read
+    with ``iter_content``. Lower bound 1 round trip per iteration. Expected 1, counted on
+    the wire at 30 ms: one request on the kept connection, then only ACKs while the body
+    streams in (README). The added delay (3.3 RTT for 10 MB, 21 for 100 MB) is the transfer:
+    requests reads 345 MB/s at local, TCP's window allows ~100 MB/s at 30 ms."""
 
     client = "requests"
     floor = False
-    description = ("requests; one Session kept (keep-alive); per iteration one "
-                   "GET /bulk/<size> with stream=True, counted with iter_content")
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # One request on the kept connection, then only ACKs while the body streams in: 1
-        # round trip per iteration on the wire at 30 ms (README). The added delay (3.3 RTT
-        # for 10 MB, 21 for 100 MB) is the transfer: requests reads 345 MB/s at local,
-        # TCP's window allows ~100 MB/s at 30 ms.
-        return 1
+    description = (
+        "requests; one Session kept (keep-alive); per iteration one "
+        "GET /bulk/<size> with stream=True, counted with iter_content"
+    )
+    expected_bound = RoundTripBound(fixed=1)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -140,8 +139,9 @@ class _RequestsBulkSession:
         received = 0
         try:
             # verify=False: self-signed, regenerated certificate (see https_libraries).
-            with self._http.get(self._url, stream=True, timeout=REQUEST_TIMEOUT_S,
-                                verify=False) as response:
+            with self._http.get(
+                self._url, stream=True, timeout=REQUEST_TIMEOUT_S, verify=False
+            ) as response:
                 for chunk in response.iter_content(REQUESTS_CHUNK_BYTES):
                     received += len(chunk)
         except requests.RequestException as exc:

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 import requests
 import urllib3
 
-from bench_runner.modes.base import IterationError, Session, Target
+from bench_runner.modes.base import ONE_PER_COMMAND, RoundTripBound, Session, Target
 from bench_runner.modes.https import (
     REQUEST_TIMEOUT_S,
     RESTCONF_JSON,
@@ -20,7 +20,7 @@ from bench_runner.modes.https import (
     check_restconf,
     exec_path,
 )
-from bench_runner.validation import failure_summary
+from bench_runner.validation import IterationError, failure_summary
 
 # verify=False is deliberate (self-signed, regenerated certificate on an isolated lab
 # network); the warning it triggers on every request would only flood the output.
@@ -31,8 +31,11 @@ def requests_get(http: requests.Session, target: Target, commands: Sequence[str]
     try:
         # verify=False: self-signed, regenerated certificate (trust_env is off, so no CA
         # bundle from the environment overrides it).
-        response = http.get(f"https://{target.host}:{target.https_port}{exec_path(commands)}",
-                            timeout=REQUEST_TIMEOUT_S, verify=False)
+        response = http.get(
+            f"https://{target.host}:{target.https_port}{exec_path(commands)}",
+            timeout=REQUEST_TIMEOUT_S,
+            verify=False,
+        )
     except requests.RequestException as exc:
         raise IterationError(f"{'/'.join(commands)}: {type(exc).__name__}: {exc}") from exc
     if response.status_code != requests.codes.ok:
@@ -70,8 +73,9 @@ class _RequestsSession:
 
 
 @asynccontextmanager
-async def _requests_session(target: Target, *, keep_alive: bool,
-                            batch: bool) -> AsyncIterator[Session]:
+async def _requests_session(
+    target: Target, *, keep_alive: bool, batch: bool
+) -> AsyncIterator[Session]:
     session = _RequestsSession(target, keep_alive=keep_alive, batch=batch)
     try:
         yield session
@@ -81,16 +85,14 @@ async def _requests_session(target: Target, *, keep_alive: bool,
 
 class RequestsFreshConnection(HttpsFreshConnection):
     """requests: a new TCP + TLS connection per command (``Connection: close``). Lower bound
-    3 round trips per command."""
+    3 round trips per command. Expected 3 per command: TCP, TLS 1.3 and the request, 3
+    exchanges per command on the wire (README); added delay 15.4 and 18.2 for 5 commands in
+    two runs, the excess being urllib3's CPU time."""
 
     client = "requests"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # TCP, TLS 1.3, request: 3 exchanges per command on the wire (README); added delay
-        # 15.4 and 18.2 for 5 commands in two runs, the excess being urllib3's CPU time.
-        return 3 * n_commands
     description = "requests; a new TCP + TLS connection per command (Connection: close)"
+    expected_bound = RoundTripBound(per_command=3)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -100,15 +102,13 @@ class RequestsFreshConnection(HttpsFreshConnection):
 
 class RequestsKeepAlive(HttpsKeepAlive):
     """requests: one Session kept (keep-alive pool), one GET per command. Lower bound 1
-    round trip per command."""
+    round trip per command. Expected n: one exchange per command, on the wire and as added
+    delay (5.2 for 5; README)."""
 
     client = "requests"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # One exchange per command, on the wire and as added delay (5.2 for 5; README).
-        return n_commands
     description = "requests; one Session kept (keep-alive), one GET per command"
+    expected_bound = ONE_PER_COMMAND
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -118,15 +118,13 @@ class RequestsKeepAlive(HttpsKeepAlive):
 
 class RequestsBatch(HttpsBatch):
     """requests: one Session kept, one GET /admin/exec/cmd1/cmd2/... per iteration. Lower
-    bound 1 round trip per iteration."""
+    bound 1 round trip per iteration. Expected 1: one request per iteration, 1 on the wire,
+    1.1 as added delay (README)."""
 
     client = "requests"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # One request per iteration: 1 on the wire, 1.1 as added delay (README).
-        return 1
     description = "requests; one Session kept, one GET carrying every command"
+    expected_bound = RoundTripBound(fixed=1)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -141,8 +139,12 @@ class _RequestsRestconfSession:
 
     def get(self) -> str:
         try:
-            response = self._http.get(self._url, headers={"Accept": RESTCONF_JSON},
-                                      timeout=REQUEST_TIMEOUT_S, verify=False)
+            response = self._http.get(
+                self._url,
+                headers={"Accept": RESTCONF_JSON},
+                timeout=REQUEST_TIMEOUT_S,
+                verify=False,
+            )
         except requests.RequestException as exc:
             raise IterationError(f"restconf: {type(exc).__name__}: {exc}") from exc
         return check_restconf(response.status_code, response.text)
@@ -159,16 +161,16 @@ class _RequestsRestconfSession:
 
 class RequestsRestconfGet(HttpsRestconfGet):
     """requests: one Session kept (keep-alive), per command one RESTCONF GET of the native
-    tree as JSON. Lower bound n round trips per iteration."""
+    tree as JSON. Lower bound n round trips per iteration. Expected n: one exchange per
+    command, 5 on the wire and 5.1 as added delay for 5 (README)."""
 
     client = "requests"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # One exchange per command: 5 on the wire and 5.1 as added delay for 5 (README).
-        return n_commands
-    description = ("requests; one Session kept (keep-alive), per command one RESTCONF "
-                   "GET /restconf/data/Cisco-IOS-XE-native:native (JSON)")
+    description = (
+        "requests; one Session kept (keep-alive), per command one RESTCONF "
+        "GET /restconf/data/Cisco-IOS-XE-native:native (JSON)"
+    )
+    expected_bound = ONE_PER_COMMAND
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:

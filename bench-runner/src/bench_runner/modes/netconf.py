@@ -19,9 +19,9 @@ from xml.sax.saxutils import escape, unescape
 import asyncssh
 
 from bench_runner.modes.base import (
-    IterationError,
+    ONE_PER_COMMAND,
     Mode,
-    OneRoundTripPerCommand,
+    RoundTripBound,
     Session,
     Target,
     Transport,
@@ -29,6 +29,7 @@ from bench_runner.modes.base import (
 from bench_runner.modes.ssh_exec import traced_connect
 from bench_runner.phases import PhaseTimer
 from bench_runner.roundtrips import SocketTrace
+from bench_runner.validation import IterationError
 
 BASE_NS = "urn:ietf:params:xml:ns:netconf:base:1.0"
 BASE_10 = "urn:ietf:params:netconf:base:1.0"
@@ -49,8 +50,10 @@ class Reader(Protocol):
 def client_hello(framing: Framing) -> bytes:
     bases = [BASE_10] if framing == "1.0" else [BASE_10, BASE_11]
     capabilities = "".join(f"<capability>{base}</capability>" for base in bases)
-    return (f'<?xml version="1.0" encoding="UTF-8"?><hello xmlns="{BASE_NS}">'
-            f"<capabilities>{capabilities}</capabilities></hello>").encode()
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?><hello xmlns="{BASE_NS}">'
+        f"<capabilities>{capabilities}</capabilities></hello>"
+    ).encode()
 
 
 def payload_filter(reply_bytes: int) -> str:
@@ -59,8 +62,10 @@ def payload_filter(reply_bytes: int) -> str:
 
 
 def get_payload_rpc(message_id: int, reply_bytes: int) -> bytes:
-    return (f'<rpc message-id="{message_id}" xmlns="{BASE_NS}"><get><filter type="subtree">'
-            f"{payload_filter(reply_bytes)}</filter></get></rpc>").encode()
+    return (
+        f'<rpc message-id="{message_id}" xmlns="{BASE_NS}"><get><filter type="subtree">'
+        f"{payload_filter(reply_bytes)}</filter></get></rpc>"
+    ).encode()
 
 
 def frame(message: bytes, *, chunked: bool) -> bytes:
@@ -73,7 +78,7 @@ def frame(message: bytes, *, chunked: bool) -> bytes:
 async def read_message(reader: Reader, *, chunked: bool) -> bytes:
     """One framed message from ``reader`` (chunks joined, framing removed)."""
     if not chunked:
-        return (await reader.readuntil(END_OF_MESSAGE))[:-len(END_OF_MESSAGE)]
+        return (await reader.readuntil(END_OF_MESSAGE))[: -len(END_OF_MESSAGE)]
     chunks: list[bytes] = []
     while True:
         if await reader.readexactly(2) != b"\n#":
@@ -94,14 +99,19 @@ DESCRIPTION = re.compile(rb"<description>(.*?)</description>", re.DOTALL)
 
 def _loopback(inner: str) -> str:
     kind, name = EDIT_INTERFACE
-    return (f'<native xmlns="{NATIVE_NS}"><interface><{kind}><name>{name}</name>{inner}'
-            f"</{kind}></interface></native>")
+    return (
+        f'<native xmlns="{NATIVE_NS}"><interface><{kind}><name>{name}</name>{inner}'
+        f"</{kind}></interface></native>"
+    )
 
 
 def description_config(description: str | None) -> str:
     """The ``<config>`` setting the edited interface's description (``None`` removes it)."""
-    leaf = (f'<description xmlns:nc="{BASE_NS}" nc:operation="remove"/>' if description is None
-            else f"<description>{escape(description)}</description>")
+    leaf = (
+        f'<description xmlns:nc="{BASE_NS}" nc:operation="remove"/>'
+        if description is None
+        else f"<description>{escape(description)}</description>"
+    )
     return f'<config xmlns="{BASE_NS}">{_loopback(leaf)}</config>'
 
 
@@ -117,9 +127,11 @@ def original_description(get_config_reply: str) -> str | None:
 
 def edit_description_rpc(description: str | None, message_id: int) -> bytes:
     """``<edit-config>`` merging the edited interface's description into the candidate."""
-    return (f'<rpc message-id="{message_id}" xmlns="{BASE_NS}"><edit-config>'
-            "<target><candidate/></target><default-operation>merge</default-operation>"
-            f"{description_config(description)}</edit-config></rpc>").encode()
+    return (
+        f'<rpc message-id="{message_id}" xmlns="{BASE_NS}"><edit-config>'
+        "<target><candidate/></target><default-operation>merge</default-operation>"
+        f"{description_config(description)}</edit-config></rpc>"
+    ).encode()
 
 
 def commit_rpc(message_id: int) -> bytes:
@@ -128,9 +140,11 @@ def commit_rpc(message_id: int) -> bytes:
 
 def get_description_rpc(message_id: int) -> bytes:
     """``<get-config>`` of the running description of the edited interface."""
-    return (f'<rpc message-id="{message_id}" xmlns="{BASE_NS}"><get-config>'
-            '<source><running/></source><filter type="subtree">'
-            f"{DESCRIPTION_FILTER}</filter></get-config></rpc>").encode()
+    return (
+        f'<rpc message-id="{message_id}" xmlns="{BASE_NS}"><get-config>'
+        '<source><running/></source><filter type="subtree">'
+        f"{DESCRIPTION_FILTER}</filter></get-config></rpc>"
+    ).encode()
 
 
 def check_reply(reply: bytes, message_id: int, expect: bytes = b"<data") -> str:
@@ -140,8 +154,9 @@ def check_reply(reply: bytes, message_id: int, expect: bytes = b"<data") -> str:
     if match is None:
         raise IterationError(f"netconf: not an rpc-reply: {reply[:80]!r}")
     if match.group(1) != str(message_id).encode():
-        raise IterationError(f"netconf: reply to message-id {match.group(1)!r}, "
-                             f"expected {message_id}")
+        raise IterationError(
+            f"netconf: reply to message-id {match.group(1)!r}, expected {message_id}"
+        )
     if b"<rpc-error" in reply:
         error = ERROR_MESSAGE.search(reply)
         detail = error.group(1).decode(errors="replace").strip() if error else "rpc-error"
@@ -160,8 +175,7 @@ class NetconfChannel:
         self._next_id = 1
 
     @classmethod
-    async def open(cls, conn: asyncssh.SSHClientConnection,
-                   framing: Framing) -> "NetconfChannel":
+    async def open(cls, conn: asyncssh.SSHClientConnection, framing: Framing) -> "NetconfChannel":
         process = await conn.create_process(subsystem="netconf", encoding=None)
         process.stdin.write(frame(client_hello(framing), chunked=False))
         server_hello = await read_message(process.stdout, chunked=False)
@@ -174,18 +188,28 @@ class NetconfChannel:
         ids = list(range(self._next_id, self._next_id + count))
         self._next_id += count
         if pipelined:
-            self._process.stdin.write(b"".join(
-                frame(get_payload_rpc(message_id, reply_bytes), chunked=self.chunked)
+            self._process.stdin.write(
+                b"".join(
+                    frame(get_payload_rpc(message_id, reply_bytes), chunked=self.chunked)
+                    for message_id in ids
+                )
+            )
+            return [
+                check_reply(
+                    await read_message(self._process.stdout, chunked=self.chunked), message_id
+                )
                 for message_id in ids
-            ))
-            return [check_reply(await read_message(self._process.stdout, chunked=self.chunked),
-                                message_id) for message_id in ids]
+            ]
         outputs = []
         for message_id in ids:
             self._process.stdin.write(
-                frame(get_payload_rpc(message_id, reply_bytes), chunked=self.chunked))
-            outputs.append(check_reply(
-                await read_message(self._process.stdout, chunked=self.chunked), message_id))
+                frame(get_payload_rpc(message_id, reply_bytes), chunked=self.chunked)
+            )
+            outputs.append(
+                check_reply(
+                    await read_message(self._process.stdout, chunked=self.chunked), message_id
+                )
+            )
         return outputs
 
     async def call(self, build: Callable[[int], bytes], expect: bytes) -> str:
@@ -230,13 +254,15 @@ class _FreshNetconfSession:
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         phases = self.phases
-        async with traced_connect(self._target, self.trace, self._target.netconf_port,
-                                  phases=phases) as conn:
+        async with traced_connect(
+            self._target, self.trace, self._target.netconf_port, phases=phases
+        ) as conn:
             with phases.measure("hello"):
                 channel = await NetconfChannel.open(conn, self._mode.framing)
             with phases.measure("rpcs"):
-                outputs = await channel.get_payloads(len(commands), self._mode.reply_bytes,
-                                                     pipelined=False)
+                outputs = await channel.get_payloads(
+                    len(commands), self._mode.reply_bytes, pipelined=False
+                )
             with phases.measure("close"):  # plus the connection's close, timed by traced_connect
                 channel.close()
         return outputs
@@ -251,8 +277,9 @@ class _KeptNetconfSession:
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         with self.phases.measure("rpcs"):
-            return await self._channel.get_payloads(len(commands), self._mode.reply_bytes,
-                                                    pipelined=self._mode.pipelined)
+            return await self._channel.get_payloads(
+                len(commands), self._mode.reply_bytes, pipelined=self._mode.pipelined
+            )
 
 
 @asynccontextmanager
@@ -277,27 +304,29 @@ class NetconfFreshSession(NetconfMode):
     """
 
     name = "netconf/fresh-session"
-    description = ("asyncssh + hand-framed NETCONF; per iteration a new SSH connection, "
-                   "netconf subsystem, hello exchange, one <get> per command, close-session")
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return 4 + n_commands
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return 10 + n_commands
+    description = (
+        "asyncssh + hand-framed NETCONF; per iteration a new SSH connection, "
+        "netconf subsystem, hello exchange, one <get> per command, close-session"
+    )
+    min_bound = RoundTripBound(per_command=1, fixed=4)
+    expected_bound = RoundTripBound(per_command=1, fixed=10)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
         yield _FreshNetconfSession(target, self)
 
 
-class NetconfReuseSession(OneRoundTripPerCommand, NetconfMode):
+class NetconfReuseSession(NetconfMode):
     """A NETCONF session opened before the warm-up and kept; one ``<get>`` per command,
     each sent after the previous reply. Lower bound n round trips per iteration."""
 
     name = "netconf/reuse-session"
-    description = ("asyncssh + hand-framed NETCONF; one session kept; one <get> per command, "
-                   "each after the previous reply")
+    description = (
+        "asyncssh + hand-framed NETCONF; one session kept; one <get> per command, "
+        "each after the previous reply"
+    )
+    min_bound = ONE_PER_COMMAND
+    expected_bound = ONE_PER_COMMAND
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -311,15 +340,13 @@ class NetconfBatchRpc(NetconfMode):
     1 round trip per iteration."""
 
     name = "netconf/batch-rpc"
-    description = ("asyncssh + hand-framed NETCONF; one session kept; the <get> of every "
-                   "command written at once (pipelined), replies read in order")
+    description = (
+        "asyncssh + hand-framed NETCONF; one session kept; the <get> of every "
+        "command written at once (pipelined), replies read in order"
+    )
+    min_bound = RoundTripBound(fixed=1)
+    expected_bound = RoundTripBound(fixed=1)
     pipelined = True
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return 1
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return 1
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -343,8 +370,9 @@ class _EditCommitSession:
         for _ in commands:
             self._edits += 1
             description = f"bench-runner edit {self._edits:08d}"
-            outputs.append(await self._channel.call(
-                partial(edit_description_rpc, description), b"<ok"))
+            outputs.append(
+                await self._channel.call(partial(edit_description_rpc, description), b"<ok")
+            )
         outputs.append(await self._channel.call(commit_rpc, b"<ok"))
         return ["".join(outputs)]  # one combined output: the commit is not a command
 
@@ -364,18 +392,16 @@ class NetconfEditCommit(NetconfMode):
     """
 
     name = "netconf/edit-commit"
-    description = ("asyncssh + hand-framed NETCONF; one session kept; per command an "
-                   "<edit-config> merge into the candidate (Loopback0 description), each after "
-                   "the previous <ok/>, then one <commit> per iteration")
+    description = (
+        "asyncssh + hand-framed NETCONF; one session kept; per command an "
+        "<edit-config> merge into the candidate (Loopback0 description), each after "
+        "the previous <ok/>, then one <commit> per iteration"
+    )
+    min_bound = RoundTripBound(per_command=1, fixed=1)
+    expected_bound = RoundTripBound(per_command=1, fixed=1)
 
     def parameters(self) -> dict[str, str | int]:
         return {"framing": self.framing}
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return n_commands + 1
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return n_commands + 1
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:

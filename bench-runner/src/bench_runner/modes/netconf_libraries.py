@@ -21,7 +21,7 @@ from ncclient.transport import TransportError  # type: ignore[import-untyped]
 from scrapli.exceptions import ScrapliException
 from scrapli_netconf.driver import AsyncNetconfDriver
 
-from bench_runner.modes.base import IterationError, Session, Target
+from bench_runner.modes.base import ONE_PER_COMMAND, RoundTripBound, Session, Target
 from bench_runner.modes.netconf import (
     BASE_11,
     DESCRIPTION_FILTER,
@@ -35,6 +35,7 @@ from bench_runner.modes.netconf import (
     payload_filter,
 )
 from bench_runner.phases import PhaseTimer
+from bench_runner.validation import IterationError
 
 OPERATION_TIMEOUT_S = 60
 
@@ -52,12 +53,19 @@ class _Base10Handler(DefaultDeviceHandler):  # type: ignore[misc]
 
 
 def _ncclient_connect(target: Target, mode: NetconfMode) -> Any:
-    device_params: dict[str, Any] = ({"handler": _Base10Handler} if mode.framing == "1.0"
-                                     else {"name": "default"})
+    device_params: dict[str, Any] = (
+        {"handler": _Base10Handler} if mode.framing == "1.0" else {"name": "default"}
+    )
     return manager.connect(
-        host=target.host, port=target.netconf_port, username=target.username,
-        password=target.password, hostkey_verify=False, allow_agent=False,
-        look_for_keys=False, device_params=device_params, timeout=OPERATION_TIMEOUT_S,
+        host=target.host,
+        port=target.netconf_port,
+        username=target.username,
+        password=target.password,
+        hostkey_verify=False,
+        allow_agent=False,
+        look_for_keys=False,
+        device_params=device_params,
+        timeout=OPERATION_TIMEOUT_S,
     )
 
 
@@ -110,9 +118,16 @@ class _NcclientSession:
         outputs = []
         for _ in range(count):
             self._edits += 1
-            outputs.append(_reply_xml(nc.edit_config(
-                config=description_config(edit_text(self._edits)), target="candidate",
-                default_operation="merge"), "<ok"))
+            outputs.append(
+                _reply_xml(
+                    nc.edit_config(
+                        config=description_config(edit_text(self._edits)),
+                        target="candidate",
+                        default_operation="merge",
+                    ),
+                    "<ok",
+                )
+            )
         outputs.append(_reply_xml(nc.commit(), "<ok"))
         return ["".join(outputs)]
 
@@ -148,16 +163,20 @@ class _NcclientSession:
             return
         try:
             if isinstance(self._mode, NetconfEditCommit):
-                self._manager.edit_config(config=description_config(self._original),
-                                          target="candidate", default_operation="merge")
+                self._manager.edit_config(
+                    config=description_config(self._original),
+                    target="candidate",
+                    default_operation="merge",
+                )
                 self._manager.commit()
         finally:
             self._manager.close_session()
 
 
 @asynccontextmanager
-async def _ncclient_session(target: Target, mode: NetconfMode, *,
-                            fresh: bool) -> AsyncIterator[Session]:
+async def _ncclient_session(
+    target: Target, mode: NetconfMode, *, fresh: bool
+) -> AsyncIterator[Session]:
     session = await asyncio.to_thread(_NcclientSession, target, mode, fresh=fresh)
     try:
         if isinstance(mode, NetconfEditCommit):
@@ -168,21 +187,20 @@ async def _ncclient_session(target: Target, mode: NetconfMode, *,
 
 
 class NcclientFreshSession(NetconfFreshSession):
-    """ncclient: per iteration ``manager.connect`` (paramiko, hello exchange), one
-    ``get`` per command, ``close_session`` (waited for). Lower bound 4 + n round trips
-    per iteration."""
+    """ncclient: per iteration ``manager.connect`` (paramiko, hello exchange), one ``get``
+    per command, ``close_session`` (waited for). Lower bound 4 + n round trips per
+    iteration. Expected 14 + n: added delay 18.5 for 5 commands at 30 ms (README):
+    manager.connect about 13 (paramiko's setup, which waits on TCP like paramiko's
+    ssh/fresh-conn, plus the hellos), one per get, and close_session, which ncclient waits
+    for (1). The wire shows 10 + n exchanges, as for the floor client."""
 
     client = "ncclient"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # Added delay 18.5 for 5 commands at 30 ms (README): manager.connect about 13
-        # (paramiko's setup, which waits on TCP like paramiko's ssh/fresh-conn, plus the
-        # hellos), one per get, and close_session, which ncclient waits for (1). The wire
-        # shows 10 + n exchanges, as for the floor client.
-        return 14 + n_commands
-    description = ("ncclient; per iteration manager.connect, one get (payload filter) per "
-                   "command, close_session")
+    description = (
+        "ncclient; per iteration manager.connect, one get (payload filter) per "
+        "command, close_session"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=14)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -191,16 +209,14 @@ class NcclientFreshSession(NetconfFreshSession):
 
 
 class NcclientReuseSession(NetconfReuseSession):
-    """ncclient: one manager kept; one ``get`` per command, each after the previous
-    reply. Lower bound n round trips per iteration."""
+    """ncclient: one manager kept; one ``get`` per command, each after the previous reply.
+    Lower bound n round trips per iteration. Expected n: one exchange per get, 5 on the wire
+    and 4.8 as added delay for 5 (README)."""
 
     client = "ncclient"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # One exchange per get: 5 on the wire and 4.8 as added delay for 5 (README).
-        return n_commands
     description = "ncclient; one manager kept; one get per command, each after the previous reply"
+    expected_bound = ONE_PER_COMMAND
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -210,20 +226,20 @@ class NcclientReuseSession(NetconfReuseSession):
 
 class NcclientBatchRpc(NetconfBatchRpc):
     """ncclient: one manager kept; ``async_mode`` on, so the n ``get`` RPCs go out without
-    waiting, then every reply is awaited. Lower bound 1 round trip per iteration."""
+    waiting, then every reply is awaited. Lower bound 1 round trip per iteration. Expected
+    n, where the mode's floor is 1: ncclient's session thread writes one queued message per
+    turn of its loop and then waits in select() for input (ncclient/transport/session.py,
+    TICK 0.1 s), so with async_mode the next get leaves only once the previous reply
+    arrived: one round trip per get, counted on the wire (5 for 5) and as added delay (5.0;
+    README)."""
 
     client = "ncclient"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # ncclient's session thread writes one queued message per turn of its loop and then
-        # waits in select() for input (ncclient/transport/session.py, TICK 0.1 s), so with
-        # async_mode the next get leaves only once the previous reply arrived: one round trip
-        # per get, counted on the wire (5 for 5) and as added delay (5.0; README), where the
-        # mode's floor is 1.
-        return n_commands
-    description = ("ncclient; one manager kept; async_mode: the get of every command sent "
-                   "without waiting, replies awaited in order")
+    description = (
+        "ncclient; one manager kept; async_mode: the get of every command sent "
+        "without waiting, replies awaited in order"
+    )
+    expected_bound = ONE_PER_COMMAND
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -233,18 +249,16 @@ class NcclientBatchRpc(NetconfBatchRpc):
 
 class NcclientEditCommit(NetconfEditCommit):
     """ncclient: one manager kept; per command ``edit_config`` (merge into the candidate,
-    Loopback0 description), then ``commit``; the description is restored at the end.
-    Lower bound n + 1 round trips per iteration."""
+    Loopback0 description), then ``commit``; the description is restored at the end. Lower
+    bound n + 1 round trips per iteration. Expected n + 1: each edit and the commit wait for
+    their reply, 6 for 5 on the wire and as added delay (README)."""
 
     client = "ncclient"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # Each edit and the commit wait for their reply: 6 for 5 on the wire and as added
-        # delay (README).
-        return n_commands + 1
-    description = ("ncclient; one manager kept; per command edit_config (candidate, merge), "
-                   "then commit")
+    description = (
+        "ncclient; one manager kept; per command edit_config (candidate, merge), then commit"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=1)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -254,10 +268,16 @@ class NcclientEditCommit(NetconfEditCommit):
 
 def _scrapli_driver(target: Target, mode: NetconfMode) -> AsyncNetconfDriver:
     return AsyncNetconfDriver(
-        host=target.host, port=target.netconf_port, auth_username=target.username,
-        auth_password=target.password, auth_strict_key=False, transport="asyncssh",
-        ssh_config_file=False, preferred_netconf_version=mode.framing,
-        timeout_socket=OPERATION_TIMEOUT_S, timeout_transport=OPERATION_TIMEOUT_S,
+        host=target.host,
+        port=target.netconf_port,
+        auth_username=target.username,
+        auth_password=target.password,
+        auth_strict_key=False,
+        transport="asyncssh",
+        ssh_config_file=False,
+        preferred_netconf_version=mode.framing,
+        timeout_socket=OPERATION_TIMEOUT_S,
+        timeout_transport=OPERATION_TIMEOUT_S,
         timeout_ops=OPERATION_TIMEOUT_S,
     )
 
@@ -270,8 +290,12 @@ def _scrapli_result(response: Any, expect: str) -> str:
 
 
 class _ScrapliSession:
-    def __init__(self, target: Target, mode: NetconfMode, kept: AsyncNetconfDriver | None,
-                 ) -> None:
+    def __init__(
+        self,
+        target: Target,
+        mode: NetconfMode,
+        kept: AsyncNetconfDriver | None,
+    ) -> None:
         self._target = target
         self._mode = mode
         self._kept = kept
@@ -281,13 +305,21 @@ class _ScrapliSession:
     async def _operations(self, conn: AsyncNetconfDriver, count: int) -> list[str]:
         if not isinstance(self._mode, NetconfEditCommit):
             subtree = payload_filter(self._mode.reply_bytes)
-            return [_scrapli_result(await conn.get(filter_=subtree, filter_type="subtree"),
-                                    "<data") for _ in range(count)]
+            return [
+                _scrapli_result(await conn.get(filter_=subtree, filter_type="subtree"), "<data")
+                for _ in range(count)
+            ]
         outputs = []
         for _ in range(count):
             self._edits += 1
-            outputs.append(_scrapli_result(await conn.edit_config(
-                config=description_config(edit_text(self._edits)), target="candidate"), "<ok"))
+            outputs.append(
+                _scrapli_result(
+                    await conn.edit_config(
+                        config=description_config(edit_text(self._edits)), target="candidate"
+                    ),
+                    "<ok",
+                )
+            )
         outputs.append(_scrapli_result(await conn.commit(), "<ok"))
         return ["".join(outputs)]
 
@@ -311,8 +343,9 @@ class _ScrapliSession:
 
 
 @asynccontextmanager
-async def _scrapli_session(target: Target, mode: NetconfMode, *,
-                           fresh: bool) -> AsyncIterator[Session]:
+async def _scrapli_session(
+    target: Target, mode: NetconfMode, *, fresh: bool
+) -> AsyncIterator[Session]:
     if fresh:
         yield _ScrapliSession(target, mode, None)
         return
@@ -334,20 +367,18 @@ async def _scrapli_session(target: Target, mode: NetconfMode, *,
 
 
 class ScrapliNetconfFreshSession(NetconfFreshSession):
-    """scrapli-netconf: per iteration ``AsyncNetconfDriver.open`` (asyncssh transport),
-    one ``get`` per command, ``close`` (close-session). Lower bound 4 + n round trips per
-    iteration."""
+    """scrapli-netconf: per iteration ``AsyncNetconfDriver.open`` (asyncssh transport), one
+    ``get`` per command, ``close`` (close-session). Lower bound 4 + n round trips per
+    iteration. Expected 10 + n: added delay 15.4 for 5 commands (README); its asyncssh
+    transport pays what the floor client does for the connection and hellos; the wire shows
+    9 + n (it does not wait for the channel's close)."""
 
     client = "scrapli-netconf"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # Added delay 15.4 for 5 commands (README): its asyncssh transport pays what the floor
-        # client does for the connection and hellos; the wire shows 9 + n (it does not wait
-        # for the channel's close).
-        return 10 + n_commands
-    description = ("scrapli-netconf (asyncssh transport); per iteration open, one get per "
-                   "command, close")
+    description = (
+        "scrapli-netconf (asyncssh transport); per iteration open, one get per command, close"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=10)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -357,15 +388,13 @@ class ScrapliNetconfFreshSession(NetconfFreshSession):
 
 class ScrapliNetconfReuseSession(NetconfReuseSession):
     """scrapli-netconf: one driver kept; one ``get`` per command. Lower bound n round trips
-    per iteration."""
+    per iteration. Expected n: one exchange per get, 5 on the wire, 5.2 as added delay for 5
+    (README)."""
 
     client = "scrapli-netconf"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # One exchange per get: 5 on the wire, 5.2 as added delay for 5 (README).
-        return n_commands
     description = "scrapli-netconf (asyncssh transport); one driver kept; one get per command"
+    expected_bound = ONE_PER_COMMAND
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -376,16 +405,16 @@ class ScrapliNetconfReuseSession(NetconfReuseSession):
 class ScrapliNetconfEditCommit(NetconfEditCommit):
     """scrapli-netconf: one driver kept; per command ``edit_config`` (candidate), then
     ``commit``; the description is restored at the end. Lower bound n + 1 round trips per
-    iteration."""
+    iteration. Expected n + 1: each edit and the commit wait for their reply, 6 for 5
+    (README)."""
 
     client = "scrapli-netconf"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # Each edit and the commit wait for their reply: 6 for 5 (README).
-        return n_commands + 1
-    description = ("scrapli-netconf (asyncssh transport); one driver kept; per command "
-                   "edit_config (candidate), then commit")
+    description = (
+        "scrapli-netconf (asyncssh transport); one driver kept; per command "
+        "edit_config (candidate), then commit"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=1)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:

@@ -6,16 +6,17 @@ from contextlib import asynccontextmanager
 
 import asyncssh
 
-from bench_runner.modes.base import IterationError, Mode, Session, Target, Transport
+from bench_runner.modes.base import Mode, RoundTripBound, Session, Target, Transport
 from bench_runner.modes.ssh_options import client_options
 from bench_runner.modes.ssh_timing import ConnectTimeline
 from bench_runner.phases import PhaseTimer
 from bench_runner.roundtrips import SocketTrace, TracingConnector
-from bench_runner.validation import failure_summary
+from bench_runner.validation import IterationError, failure_summary
 
 
-async def exec_command(conn: asyncssh.SSHClientConnection, command: str,
-                       phases: PhaseTimer | None = None) -> str:
+async def exec_command(
+    conn: asyncssh.SSHClientConnection, command: str, phases: PhaseTimer | None = None
+) -> str:
     """Run ``command`` in a new exec channel; a non-zero exit status fails the iteration.
 
     What ``conn.run`` does, in its two steps: ``create_process`` (channel open and the
@@ -37,16 +38,22 @@ async def exec_command(conn: asyncssh.SSHClientConnection, command: str,
 
 @asynccontextmanager
 async def traced_connect(
-    target: Target, trace: SocketTrace, port: int | None = None,
+    target: Target,
+    trace: SocketTrace,
+    port: int | None = None,
     phases: PhaseTimer | None = None,
 ) -> AsyncIterator[asyncssh.SSHClientConnection]:
     """``asyncssh.connect`` (to ``port``, default the SSH port) over a TCP connection whose
     traffic ``trace`` records; with ``phases``, the setup (tcp_connect, key_exchange,
     auth) and the close are timed."""
     timeline = ConnectTimeline()
-    async with asyncssh.connect(target.host, port or target.ssh_port,
-                                options=client_options(target), client_factory=timeline.client,
-                                tunnel=TracingConnector(trace)) as conn:
+    async with asyncssh.connect(
+        target.host,
+        port or target.ssh_port,
+        options=client_options(target),
+        client_factory=timeline.client,
+        tunnel=TracingConnector(trace),
+    ) as conn:
         if phases is not None:
             timeline.record(phases)
         yield conn
@@ -110,12 +117,8 @@ class SshFreshConnection(Mode):
         "asyncssh; a new SSH connection per command (TCP, key exchange, password auth, "
         "exec, close), like Ansible without ControlPersist"
     )
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return 4 * n_commands
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return 10 * n_commands
+    min_bound = RoundTripBound(per_command=4)
+    expected_bound = RoundTripBound(per_command=10)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -139,12 +142,8 @@ class SshReuseConnection(Mode):
         "asyncssh; one SSH connection opened before the measured iterations and kept; "
         "each command is a new exec channel"
     )
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return 2 * n_commands
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return 2 * n_commands
+    min_bound = RoundTripBound(per_command=2)
+    expected_bound = RoundTripBound(per_command=2)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -180,12 +179,8 @@ class SshBatchExec(Mode):
         "asyncssh; one SSH connection kept; per iteration one exec channel running every "
         "command (separated by newlines)"
     )
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return 2
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return 2
+    min_bound = RoundTripBound(fixed=2)
+    expected_bound = RoundTripBound(fixed=2)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:

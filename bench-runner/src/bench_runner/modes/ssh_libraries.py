@@ -21,11 +21,11 @@ import paramiko
 from netmiko import ConnectHandler
 from scrapli.driver.core import AsyncIOSXEDriver
 
-from bench_runner.modes.base import IterationError, Session, Target
+from bench_runner.modes.base import RoundTripBound, Session, Target
 from bench_runner.modes.ssh_exec import SshBatchExec, SshFreshConnection, SshReuseConnection
 from bench_runner.modes.ssh_pty import SshPtyFresh
 from bench_runner.phases import PhaseTimer
-from bench_runner.validation import failure_summary
+from bench_runner.validation import IterationError, failure_summary
 
 LIBRARY_TIMEOUT_S = 60.0
 CONTROL_MASTER_WAIT_S = 30.0
@@ -33,14 +33,21 @@ CONTROL_MASTER_WAIT_S = 30.0
 
 # --- paramiko -------------------------------------------------------------------------------
 
+
 def paramiko_connect(target: Target) -> paramiko.SSHClient:
     """Password login only; host keys accepted unchecked (the lab device regenerates them)."""
     client = paramiko.SSHClient()
     client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
     client.connect(
-        target.host, target.ssh_port, username=target.username, password=target.password,
-        look_for_keys=False, allow_agent=False, timeout=LIBRARY_TIMEOUT_S,
-        banner_timeout=LIBRARY_TIMEOUT_S, auth_timeout=LIBRARY_TIMEOUT_S,
+        target.host,
+        target.ssh_port,
+        username=target.username,
+        password=target.password,
+        look_for_keys=False,
+        allow_agent=False,
+        timeout=LIBRARY_TIMEOUT_S,
+        banner_timeout=LIBRARY_TIMEOUT_S,
+        auth_timeout=LIBRARY_TIMEOUT_S,
     )
     return client
 
@@ -51,8 +58,7 @@ def paramiko_open(target: Target, phases: PhaseTimer) -> paramiko.Transport:
     (version lines and key exchange: key_exchange), ``auth_password`` (auth). The host key
     is not checked (the lab device regenerates it), as AutoAddPolicy would not either."""
     with phases.measure("tcp_connect"):
-        sock = socket.create_connection((target.host, target.ssh_port),
-                                        timeout=LIBRARY_TIMEOUT_S)
+        sock = socket.create_connection((target.host, target.ssh_port), timeout=LIBRARY_TIMEOUT_S)
     transport = paramiko.Transport(sock)
     transport.banner_timeout = LIBRARY_TIMEOUT_S
     transport.auth_timeout = LIBRARY_TIMEOUT_S
@@ -104,8 +110,7 @@ class _ParamikoFreshSession:
 
 
 class _ParamikoKeptSession:
-    def __init__(self, transport: paramiko.Transport, phases: PhaseTimer, *,
-                 batch: bool) -> None:
+    def __init__(self, transport: paramiko.Transport, phases: PhaseTimer, *, batch: bool) -> None:
         self._transport = transport
         self.phases = phases
         self._batch = batch
@@ -132,19 +137,16 @@ async def _paramiko_kept(target: Target, *, batch: bool) -> AsyncIterator[Sessio
 
 
 class ParamikoFreshConnection(SshFreshConnection):
-    """paramiko: a new SSHClient (TCP, key exchange, password auth) per command, exec, close.
-    Lower bound 4 round trips per command, as for the mode."""
+    """paramiko: a new SSHClient (TCP, key exchange, password auth) per command, exec,
+    close. Lower bound 4 round trips per command, as for the mode. Expected 12 per command:
+    added delay 12.4 and 11.4 per command at 30 ms in two runs (README); 8 protocol
+    exchanges per connection on the wire, the rest is TCP-level waiting (paramiko's
+    transport writes each SSH message on its own, so sshd's delayed ACKs show)."""
 
     client = "paramiko"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # Added delay 12.4 and 11.4 per command at 30 ms in two runs (README); 8 protocol
-        # exchanges per connection on the wire: the rest is TCP-level waiting (paramiko's
-        # transport writes each SSH message on its own, so sshd's delayed ACKs show).
-        return 12 * n_commands
     description = "paramiko; a new SSHClient connection per command, exec_command, close"
-
+    expected_bound = RoundTripBound(per_command=12)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -152,18 +154,15 @@ class ParamikoFreshConnection(SshFreshConnection):
 
 
 class ParamikoReuseConnection(SshReuseConnection):
-    """paramiko: one SSHClient kept; exec_command (a new channel) per command.
-    Lower bound 2 round trips per command."""
+    """paramiko: one SSHClient kept; exec_command (a new channel) per command. Lower bound 2
+    round trips per command. Expected 3 per command: added delay 2.9 and 3.0 per command
+    (README); 2 exchanges per command on the wire (channel open, exec), plus a wait for the
+    channel's close."""
 
     client = "paramiko"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # Added delay 2.9 and 3.0 per command (README); 2 exchanges per command on the wire
-        # (channel open, exec), plus a wait for the channel's close.
-        return 3 * n_commands
     description = "paramiko; one SSHClient kept; exec_command (new channel) per command"
-
+    expected_bound = RoundTripBound(per_command=3)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -173,16 +172,14 @@ class ParamikoReuseConnection(SshReuseConnection):
 
 class ParamikoBatchExec(SshBatchExec):
     """paramiko: one SSHClient kept; one exec_command per iteration with every command
-    separated by newlines. Lower bound 2 round trips per iteration."""
+    separated by newlines. Lower bound 2 round trips per iteration. Expected 3: added delay
+    2.7 and 3.1 at 30 ms (README); 2 exchanges on the wire (channel open, exec), plus the
+    wait for exit status and close, as in reuse-conn."""
 
     client = "paramiko"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # Added delay 2.7 and 3.1 at 30 ms (README); 2 exchanges on the wire (channel open,
-        # exec), plus the wait for exit status and close, as in reuse-conn.
-        return 3
     description = "paramiko; one SSHClient kept; one exec_command with every command"
+    expected_bound = RoundTripBound(fixed=3)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -193,14 +190,22 @@ class ParamikoBatchExec(SshBatchExec):
 # --- OpenSSH client -------------------------------------------------------------------------
 
 OPENSSH_OPTIONS = (
-    "-F", "/dev/null",  # nothing from the local user's ssh_config
-    "-o", "StrictHostKeyChecking=no",  # the lab device regenerates its host keys
-    "-o", "UserKnownHostsFile=/dev/null",
-    "-o", "PreferredAuthentications=password",
-    "-o", "PubkeyAuthentication=no",
-    "-o", "NumberOfPasswordPrompts=1",
-    "-o", "ConnectTimeout=30",
-    "-o", "LogLevel=ERROR",
+    "-F",
+    "/dev/null",  # nothing from the local user's ssh_config
+    "-o",
+    "StrictHostKeyChecking=no",  # the lab device regenerates its host keys
+    "-o",
+    "UserKnownHostsFile=/dev/null",
+    "-o",
+    "PreferredAuthentications=password",
+    "-o",
+    "PubkeyAuthentication=no",
+    "-o",
+    "NumberOfPasswordPrompts=1",
+    "-o",
+    "ConnectTimeout=30",
+    "-o",
+    "LogLevel=ERROR",
 )
 
 
@@ -208,8 +213,9 @@ OPENSSH_OPTIONS = (
 def openssh_version() -> str:
     """``ssh -V`` (printed on stderr), e.g. ``OpenSSH_9.2p1 Debian-2+deb12u3, OpenSSL 3.0.15``."""
     try:
-        proc = subprocess.run(["ssh", "-V"], capture_output=True, text=True, timeout=10,
-                              check=False)
+        proc = subprocess.run(
+            ["ssh", "-V"], capture_output=True, text=True, timeout=10, check=False
+        )
     except OSError:
         return "unknown"
     return (proc.stderr or proc.stdout).strip() or "unknown"
@@ -217,15 +223,26 @@ def openssh_version() -> str:
 
 def openssh_argv(target: Target, *extra: str) -> list[str]:
     """sshpass reads the password from $SSHPASS (never on the command line)."""
-    return ["sshpass", "-e", "ssh", *OPENSSH_OPTIONS, "-p", str(target.ssh_port), *extra,
-            f"{target.username}@{target.host}"]
+    return [
+        "sshpass",
+        "-e",
+        "ssh",
+        *OPENSSH_OPTIONS,
+        "-p",
+        str(target.ssh_port),
+        *extra,
+        f"{target.username}@{target.host}",
+    ]
 
 
 async def openssh_exec(target: Target, command: str, *extra: str) -> str:
     process = await asyncio.create_subprocess_exec(
-        *openssh_argv(target, *extra), command,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, env={**os.environ, "SSHPASS": target.password},
+        *openssh_argv(target, *extra),
+        command,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "SSHPASS": target.password},
     )
     stdout, stderr = await process.communicate()
     output = stdout.decode("utf-8", errors="replace")
@@ -262,10 +279,13 @@ async def _openssh_master(target: Target, *, batch: bool) -> AsyncIterator[Sessi
     with tempfile.TemporaryDirectory(prefix="bench-ssh-") as directory:
         control_path = Path(directory) / "mux"
         master = await asyncio.create_subprocess_exec(
-            *openssh_argv(target, "-N", "-o", "ControlMaster=yes",
-                          "-o", f"ControlPath={control_path}"),
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE, env={**os.environ, "SSHPASS": target.password},
+            *openssh_argv(
+                target, "-N", "-o", "ControlMaster=yes", "-o", f"ControlPath={control_path}"
+            ),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+            env={**os.environ, "SSHPASS": target.password},
         )
         try:
             await _wait_for_socket(master, control_path)
@@ -283,28 +303,28 @@ async def _wait_for_socket(master: asyncio.subprocess.Process, control_path: Pat
     while not await asyncio.to_thread(control_path.exists):
         if master.returncode is not None:
             stderr = await master.stderr.read() if master.stderr else b""
-            raise IterationError(f"ssh ControlMaster exited {master.returncode}: "
-                                 f"{stderr.decode(errors='replace').strip()}")
+            raise IterationError(
+                f"ssh ControlMaster exited {master.returncode}: "
+                f"{stderr.decode(errors='replace').strip()}"
+            )
         if loop.time() > deadline:
-            raise IterationError(f"ssh ControlMaster socket missing after "
-                                 f"{CONTROL_MASTER_WAIT_S:g} s")
+            raise IterationError(
+                f"ssh ControlMaster socket missing after {CONTROL_MASTER_WAIT_S:g} s"
+            )
         await asyncio.sleep(0.05)
 
 
 class OpensshFreshConnection(SshFreshConnection):
     """The OpenSSH client (``ssh user@device cmd``, password via sshpass), a new process and
-    connection per command. Lower bound 4 round trips per command."""
+    connection per command. Lower bound 4 round trips per command. Expected 10 per command:
+    10 exchanges per connection on the wire, in every iteration at local and regional
+    (README); the added-delay count straddles it (8.6 and 11.3 per command in two runs)
+    because the local p50 is the ssh process's CPU time, which varies more than the RTT."""
 
     client = "openssh"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # 10 exchanges per connection on the wire, in every iteration at local and regional
-        # (README); the added-delay count straddles it (8.6 and 11.3 per command in two runs)
-        # because the local p50 is the ssh process's CPU time, which varies more than the RTT.
-        return 10 * n_commands
     description = "OpenSSH ssh (via sshpass); a new process and connection per command"
-
+    expected_bound = RoundTripBound(per_command=10)
 
     def client_version(self) -> str:
         return openssh_version()
@@ -317,18 +337,18 @@ class OpensshFreshConnection(SshFreshConnection):
 class OpensshReuseConnection(SshReuseConnection):
     """The OpenSSH client multiplexed over a kept ControlMaster connection: per command a
     new ssh process that opens a channel on the master. Lower bound 2 round trips per
-    command (the local mux socket adds no network round trip)."""
+    command (the local mux socket adds no network round trip). Expected 2 per command: added
+    delay 10.2 and 10.8 for 5 commands (README), channel open and exec through the master.
+    The wire shows 3 direction changes per command: the master's window adjust crosses the
+    exit status without a wait."""
 
     client = "openssh"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # Added delay 10.2 and 10.8 for 5 commands (README): channel open and exec through
-        # the master. The wire shows 3 direction changes per command: the master's window
-        # adjust crosses the exit status without a wait.
-        return 2 * n_commands
-    description = ("OpenSSH ssh; ControlMaster connection kept; per command a new ssh process "
-                   "multiplexing an exec channel over it (Ansible ControlPersist)")
+    description = (
+        "OpenSSH ssh; ControlMaster connection kept; per command a new ssh process "
+        "multiplexing an exec channel over it (Ansible ControlPersist)"
+    )
+    expected_bound = RoundTripBound(per_command=2)
 
     def client_version(self) -> str:
         return openssh_version()
@@ -341,16 +361,16 @@ class OpensshReuseConnection(SshReuseConnection):
 
 class OpensshBatchExec(SshBatchExec):
     """The OpenSSH client over a kept ControlMaster connection, one exec per iteration with
-    every command separated by newlines. Lower bound 2 round trips per iteration."""
+    every command separated by newlines. Lower bound 2 round trips per iteration. Expected
+    2: added delay 2.4 and 2.1 (README), channel open and exec through the master."""
 
     client = "openssh"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # Added delay 2.4 and 2.1 (README): channel open and exec through the master.
-        return 2
-    description = ("OpenSSH ssh; ControlMaster connection kept; one ssh process per iteration "
-                   "running every command")
+    description = (
+        "OpenSSH ssh; ControlMaster connection kept; one ssh process per iteration "
+        "running every command"
+    )
+    expected_bound = RoundTripBound(fixed=2)
 
     def client_version(self) -> str:
         return openssh_version()
@@ -363,6 +383,7 @@ class OpensshBatchExec(SshBatchExec):
 
 # --- netmiko --------------------------------------------------------------------------------
 
+
 class _NetmikoSession:
     """Phases: connect (ConnectHandler: connection, shell, session preparation), commands,
     close (disconnect); netmiko exposes nothing finer."""
@@ -374,15 +395,23 @@ class _NetmikoSession:
     def run_sync(self, commands: Sequence[str]) -> list[str]:
         with self.phases.measure("connect"):
             connection = ConnectHandler(
-                device_type="cisco_ios", host=self._target.host, port=self._target.ssh_port,
-                username=self._target.username, password=self._target.password,
-                use_keys=False, allow_agent=False, ssh_config_file=None,
-                conn_timeout=LIBRARY_TIMEOUT_S, auth_timeout=LIBRARY_TIMEOUT_S,
+                device_type="cisco_ios",
+                host=self._target.host,
+                port=self._target.ssh_port,
+                username=self._target.username,
+                password=self._target.password,
+                use_keys=False,
+                allow_agent=False,
+                ssh_config_file=None,
+                conn_timeout=LIBRARY_TIMEOUT_S,
+                auth_timeout=LIBRARY_TIMEOUT_S,
             )
         try:
             with self.phases.measure("commands"):
-                return [str(connection.send_command(command, read_timeout=LIBRARY_TIMEOUT_S))
-                        for command in commands]
+                return [
+                    str(connection.send_command(command, read_timeout=LIBRARY_TIMEOUT_S))
+                    for command in commands
+                ]
         finally:
             with self.phases.measure("close"):
                 connection.disconnect()
@@ -393,21 +422,19 @@ class _NetmikoSession:
 
 class NetmikoPtyFresh(SshPtyFresh):
     """netmiko (device_type cisco_ios, default settings): per iteration ConnectHandler
-    (connection, PTY shell, netmiko's session preparation: prompt detection, terminal
-    width, terminal length 0), send_command per command, disconnect. Lower bound
-    6 + n round trips, as for the mode."""
+    (connection, PTY shell, netmiko's session preparation: prompt detection, terminal width,
+    terminal length 0), send_command per command, disconnect. Lower bound 6 + n round trips,
+    as for the mode. Expected 20 + n: added delay 24.6 and 24.8 for 5 commands at 30 ms in
+    two runs (README), the asyncssh client's 14 + n plus netmiko's prompt probes (a newline,
+    then a read) and its terminal width command; 29 direction changes on the wire."""
 
     client = "netmiko"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # Added delay 24.6 and 24.8 for 5 commands at 30 ms in two runs (README): the
-        # asyncssh client's 14 + n plus netmiko's prompt probes (a newline, then a read)
-        # and its terminal width command; 29 direction changes on the wire.
-        return 20 + n_commands
-
-    description = ("netmiko cisco_ios; per iteration ConnectHandler (session preparation), "
-                   "send_command per command, disconnect")
+    description = (
+        "netmiko cisco_ios; per iteration ConnectHandler (session preparation), "
+        "send_command per command, disconnect"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=20)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -415,6 +442,7 @@ class NetmikoPtyFresh(SshPtyFresh):
 
 
 # --- scrapli --------------------------------------------------------------------------------
+
 
 class _ScrapliSession:
     """Phases: connect (open: connection, shell, privilege and terminal setup), commands,
@@ -426,10 +454,15 @@ class _ScrapliSession:
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         driver = AsyncIOSXEDriver(
-            host=self._target.host, port=self._target.ssh_port,
-            auth_username=self._target.username, auth_password=self._target.password,
-            auth_strict_key=False, ssh_config_file=False, transport="asyncssh",
-            timeout_socket=LIBRARY_TIMEOUT_S, timeout_transport=LIBRARY_TIMEOUT_S,
+            host=self._target.host,
+            port=self._target.ssh_port,
+            auth_username=self._target.username,
+            auth_password=self._target.password,
+            auth_strict_key=False,
+            ssh_config_file=False,
+            transport="asyncssh",
+            timeout_socket=LIBRARY_TIMEOUT_S,
+            timeout_transport=LIBRARY_TIMEOUT_S,
             timeout_ops=LIBRARY_TIMEOUT_S,
         )
         with self.phases.measure("connect"):
@@ -445,19 +478,17 @@ class _ScrapliSession:
 class ScrapliPtyFresh(SshPtyFresh):
     """scrapli AsyncIOSXEDriver over its asyncssh transport: per iteration open (connection,
     PTY shell, privilege check, terminal length 0 and width), send_command per command,
-    close. Lower bound 6 + n round trips, as for the mode."""
+    close. Lower bound 6 + n round trips, as for the mode. Expected 20 + n: added delay 24.6
+    and 26.3 for 5 commands at 30 ms in two runs (README), the asyncssh client's 14 + n plus
+    scrapli's privilege check and prompt reads; 26 direction changes on the wire."""
 
     client = "scrapli"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # Added delay 24.6 and 26.3 for 5 commands at 30 ms in two runs (README): the
-        # asyncssh client's 14 + n plus scrapli's privilege check and prompt reads; 26
-        # direction changes on the wire.
-        return 20 + n_commands
-
-    description = ("scrapli AsyncIOSXEDriver (asyncssh transport); per iteration open, "
-                   "send_command per command, close")
+    description = (
+        "scrapli AsyncIOSXEDriver (asyncssh transport); per iteration open, "
+        "send_command per command, close"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=20)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:

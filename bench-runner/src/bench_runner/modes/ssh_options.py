@@ -23,4 +23,3 @@ def client_options(target: Target) -> asyncssh.SSHClientConnectionOptions:
         preferred_auth="password",
         connect_timeout=CONNECT_TIMEOUT_S,
     )
-

@@ -7,11 +7,11 @@ from contextlib import asynccontextmanager
 
 import asyncssh
 
-from bench_runner.modes.base import IterationError, Mode, Session, Target, Transport
+from bench_runner.modes.base import Mode, RoundTripBound, Session, Target, Transport
 from bench_runner.modes.ssh_exec import traced_connect
 from bench_runner.phases import PhaseTimer
 from bench_runner.roundtrips import SocketTrace
-from bench_runner.validation import validate_output
+from bench_runner.validation import IterationError, validate_output
 
 PROMPT_PATTERN = re.compile(r"[\w.-]+[#>]\s*$")
 TERMINAL_TYPE = "vt100"
@@ -59,8 +59,9 @@ class PtyShell:
         return text
 
 
-async def timed_shell(conn: asyncssh.SSHClientConnection, commands: Sequence[str],
-                      phases: PhaseTimer) -> list[str]:
+async def timed_shell(
+    conn: asyncssh.SSHClientConnection, commands: Sequence[str], phases: PhaseTimer
+) -> list[str]:
     """A PTY shell's life on ``conn``: channel_open (channel open, pty-req and shell, each
     answered), then commands (prompt, session prep, the commands, exit, channel close)."""
     started = time.perf_counter()
@@ -90,8 +91,7 @@ async def run_shell(process: asyncssh.SSHClientProcess[str], commands: Sequence[
     for setup_command in SETUP_COMMANDS:
         # Setup commands answer with nothing but the prompt; reject errors now so a
         # paging terminal cannot make the measured commands hang.
-        validate_output(setup_command, await shell.send_command(setup_command),
-                        allow_empty=True)
+        validate_output(setup_command, await shell.send_command(setup_command), allow_empty=True)
     outputs = [await shell.send_command(command) for command in commands]
     await shell.exit()
     return outputs
@@ -130,12 +130,8 @@ class SshPtyFresh(Mode):
         "for the prompt, terminal length 0, terminal width 511, each command with echo "
         "check, exit; what Netmiko and Ansible network_cli do"
     )
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return 4 + len(SETUP_COMMANDS) + n_commands
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return 12 + len(SETUP_COMMANDS) + n_commands
+    min_bound = RoundTripBound(per_command=1, fixed=4 + len(SETUP_COMMANDS))
+    expected_bound = RoundTripBound(per_command=1, fixed=12 + len(SETUP_COMMANDS))
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -162,12 +158,8 @@ class SshPtyReuse(Mode):
         "asyncssh; one SSH connection kept; per iteration a new PTY shell: prompt, terminal "
         "length 0, terminal width 511, each command with echo check, exit"
     )
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return 2 + len(SETUP_COMMANDS) + n_commands
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return 4 + len(SETUP_COMMANDS) + n_commands
+    min_bound = RoundTripBound(per_command=1, fixed=2 + len(SETUP_COMMANDS))
+    expected_bound = RoundTripBound(per_command=1, fixed=4 + len(SETUP_COMMANDS))
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:

@@ -19,18 +19,18 @@ from typing import Protocol
 import paramiko
 
 from bench_runner.modes.base import (
-    IterationError,
+    ONE_PER_COMMAND,
     Mode,
-    OneRoundTripPerCommand,
+    RoundTripBound,
     Session,
     Target,
     Transport,
 )
 from bench_runner.modes.bulk import BULK_BYTES, BulkDownload
-from bench_runner.modes.bulk import BulkSize as BulkSize  # re-exported: plan.py imports it here
 from bench_runner.modes.ssh_exec import traced_connect
 from bench_runner.modes.ssh_libraries import openssh_argv, openssh_version, paramiko_connect
 from bench_runner.roundtrips import SocketTrace
+from bench_runner.validation import IterationError
 
 TUNNEL_HOST = "127.0.0.1"
 TUNNEL_PORT = 8080
@@ -54,8 +54,9 @@ def http_get(pipe: Pipe, path: str, *, keep_alive: bool) -> tuple[int, bytes]:
     counted, not kept: its returned bytes are empty). Needs Content-Length (the target
     always sets it); raises IterationError on a short or malformed response."""
     connection = "keep-alive" if keep_alive else "close"
-    pipe.sendall(f"GET {path} HTTP/1.1\r\nHost: tunnel-target\r\n"
-                 f"Connection: {connection}\r\n\r\n".encode())
+    pipe.sendall(
+        f"GET {path} HTTP/1.1\r\nHost: tunnel-target\r\nConnection: {connection}\r\n\r\n".encode()
+    )
     buffer = b""
     while b"\r\n\r\n" not in buffer:
         if len(buffer) > 65536:
@@ -69,8 +70,10 @@ def http_get(pipe: Pipe, path: str, *, keep_alive: bool) -> tuple[int, bytes]:
     parts = lines[0].split(" ", 2)
     if len(parts) < 2 or not parts[0].startswith("HTTP/1.") or not parts[1].isdigit():
         raise IterationError(f"tunnel: {path}: bad status line {lines[0][:60]!r}")
-    headers = {name.strip().lower(): value.strip()
-               for name, _, value in (line.partition(":") for line in lines[1:])}
+    headers = {
+        name.strip().lower(): value.strip()
+        for name, _, value in (line.partition(":") for line in lines[1:])
+    }
     length_text = headers.get("content-length", "")
     if not length_text.isdigit():
         raise IterationError(f"tunnel: {path}: no Content-Length")
@@ -114,14 +117,12 @@ class TunnelBulk(BulkDownload, TunnelMode):
     """
 
     name = "tunnel/bulk"
-    description = ("asyncssh forward_local_port (ssh -L) kept; per iteration a new "
-                   "connection through it and one GET /<size> from the device's tunnel target")
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return 2
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return 2
+    description = (
+        "asyncssh forward_local_port (ssh -L) kept; per iteration a new "
+        "connection through it and one GET /<size> from the device's tunnel target"
+    )
+    min_bound = RoundTripBound(fixed=2)
+    expected_bound = RoundTripBound(fixed=2)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -129,7 +130,7 @@ class TunnelBulk(BulkDownload, TunnelMode):
             yield _TracedBulkSession(lambda: _connect_local(port), self.size, trace)
 
 
-class TunnelRequest(OneRoundTripPerCommand, TunnelMode):
+class TunnelRequest(TunnelMode):
     """Per command one small ``GET /`` through the kept forward, on one HTTP/1.1
     keep-alive connection through it (opened by the warm-up): the tunnel's counterpart of
     ``https/keep-alive`` (the same request pattern straight to nginx, over TLS).
@@ -139,8 +140,12 @@ class TunnelRequest(OneRoundTripPerCommand, TunnelMode):
     """
 
     name = "tunnel/request"
-    description = ("asyncssh forward_local_port (ssh -L) kept; one HTTP/1.1 keep-alive "
-                   "connection through it; per command one small GET / (vs https/keep-alive)")
+    description = (
+        "asyncssh forward_local_port (ssh -L) kept; one HTTP/1.1 keep-alive "
+        "connection through it; per command one small GET / (vs https/keep-alive)"
+    )
+    min_bound = ONE_PER_COMMAND
+    expected_bound = ONE_PER_COMMAND
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -221,6 +226,7 @@ class _TracedRequestSession(_RequestSession):
 
 # --- forwarders ---------------------------------------------------------------------------
 
+
 @asynccontextmanager
 async def asyncssh_forward(target: Target) -> AsyncIterator[tuple[int, SocketTrace]]:
     """asyncssh ``forward_local_port`` on an ephemeral loopback port; the SSH socket is
@@ -247,10 +253,18 @@ async def openssh_forward(target: Target) -> AsyncIterator[int]:
     through it gets an HTTP answer (``ExitOnForwardFailure`` ends ssh if it cannot listen)."""
     port = _free_local_port()
     process = await asyncio.create_subprocess_exec(
-        *openssh_argv(target, "-N", "-o", "ExitOnForwardFailure=yes",
-                      "-L", f"{TUNNEL_HOST}:{port}:{TUNNEL_HOST}:{TUNNEL_PORT}"),
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE, env={**os.environ, "SSHPASS": target.password},
+        *openssh_argv(
+            target,
+            "-N",
+            "-o",
+            "ExitOnForwardFailure=yes",
+            "-L",
+            f"{TUNNEL_HOST}:{port}:{TUNNEL_HOST}:{TUNNEL_PORT}",
+        ),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "SSHPASS": target.password},
     )
     try:
         await _wait_for_forward(process, port)
@@ -281,8 +295,9 @@ async def _wait_for_forward(process: asyncio.subprocess.Process, port: int) -> N
     while not await asyncio.to_thread(_forward_answers, port):
         if process.returncode is not None:
             stderr = await process.stderr.read() if process.stderr else b""
-            raise IterationError(f"ssh -L exited {process.returncode}: "
-                                 f"{stderr.decode(errors='replace').strip()}")
+            raise IterationError(
+                f"ssh -L exited {process.returncode}: {stderr.decode(errors='replace').strip()}"
+            )
         if time.monotonic() > deadline:
             raise IterationError(f"ssh -L forward not answering after {FORWARD_WAIT_S:g} s")
         await asyncio.sleep(0.05)
@@ -296,8 +311,9 @@ def paramiko_channel_opener(client: paramiko.SSHClient) -> Callable[[], Pipe]:
         raise IterationError("paramiko: no transport after connect")
 
     def open_pipe() -> Pipe:
-        channel = transport.open_channel("direct-tcpip", (TUNNEL_HOST, TUNNEL_PORT),
-                                         ("127.0.0.1", 0), timeout=IO_TIMEOUT_S)
+        channel = transport.open_channel(
+            "direct-tcpip", (TUNNEL_HOST, TUNNEL_PORT), ("127.0.0.1", 0), timeout=IO_TIMEOUT_S
+        )
         channel.settimeout(IO_TIMEOUT_S)
         return channel
 
@@ -315,19 +331,19 @@ async def paramiko_forward(target: Target) -> AsyncIterator[Callable[[], Pipe]]:
 
 class OpensshTunnelBulk(TunnelBulk):
     """OpenSSH ``ssh -N -L`` (sshpass) kept as a child process; per iteration a new
-    connection through it and one download. Lower bound 2 round trips per iteration."""
+    connection through it and one download. Lower bound 2 round trips per iteration.
+    Expected 2, by the protocol, as for every forwarder (RFC 4254 section 7.2): the
+    direct-tcpip channel confirmed, then the request answered; the download itself is
+    bandwidth and window adjusts (54 direction changes on the wire for 10 MB at 30 ms: flow
+    control, not request/response)."""
 
     client = "openssh"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # By the protocol, as for every forwarder (RFC 4254 section 7.2): the direct-tcpip
-        # channel confirmed, then the request answered; the download itself is bandwidth and
-        # window adjusts (54 direction changes on the wire for 10 MB at 30 ms: flow control,
-        # not request/response).
-        return 2
-    description = ("OpenSSH ssh -N -L (via sshpass) kept; per iteration a new connection "
-                   "through it and one GET /<size>")
+    description = (
+        "OpenSSH ssh -N -L (via sshpass) kept; per iteration a new connection "
+        "through it and one GET /<size>"
+    )
+    expected_bound = RoundTripBound(fixed=2)
 
     def client_version(self) -> str:
         return openssh_version()
@@ -339,18 +355,17 @@ class OpensshTunnelBulk(TunnelBulk):
 
 
 class OpensshTunnelRequest(TunnelRequest):
-    """OpenSSH ``ssh -N -L`` kept; one keep-alive connection through it; per command a
-    small ``GET /``. Lower bound 1 round trip per command."""
+    """OpenSSH ``ssh -N -L`` kept; one keep-alive connection through it; per command a small
+    ``GET /``. Lower bound 1 round trip per command. Expected n: one exchange per request
+    through the forward, 5 for 5 on the wire and as added delay (README)."""
 
     client = "openssh"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # One exchange per request through the forward: 5 for 5 on the wire and as added
-        # delay (README).
-        return n_commands
-    description = ("OpenSSH ssh -N -L (via sshpass) kept; one keep-alive connection through "
-                   "it; per command one small GET /")
+    description = (
+        "OpenSSH ssh -N -L (via sshpass) kept; one keep-alive connection through "
+        "it; per command one small GET /"
+    )
+    expected_bound = ONE_PER_COMMAND
 
     def client_version(self) -> str:
         return openssh_version()
@@ -367,17 +382,17 @@ class OpensshTunnelRequest(TunnelRequest):
 
 class ParamikoTunnelBulk(TunnelBulk):
     """paramiko: one SSH connection kept; per iteration a new ``direct-tcpip`` channel
-    (``open_channel``) and one download on it. Lower bound 2 round trips per iteration."""
+    (``open_channel``) and one download on it. Lower bound 2 round trips per iteration.
+    Expected 2, by the protocol: open_channel waits for the confirmation, then the request
+    is answered; the wire's 13 for 10 MB at 30 ms add paramiko's window adjusts."""
 
     client = "paramiko"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # By the protocol: open_channel waits for the confirmation, then the request is
-        # answered; the wire's 13 for 10 MB at 30 ms add paramiko's window adjusts.
-        return 2
-    description = ("paramiko; one connection kept; per iteration open_channel('direct-tcpip') "
-                   "to the tunnel target and one GET /<size> on it")
+    description = (
+        "paramiko; one connection kept; per iteration open_channel('direct-tcpip') "
+        "to the tunnel target and one GET /<size> on it"
+    )
+    expected_bound = RoundTripBound(fixed=2)
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -387,16 +402,15 @@ class ParamikoTunnelBulk(TunnelBulk):
 
 class ParamikoTunnelRequest(TunnelRequest):
     """paramiko: one ``direct-tcpip`` channel kept (HTTP keep-alive on it); per command a
-    small ``GET /``. Lower bound 1 round trip per command."""
+    small ``GET /``. Lower bound 1 round trip per command. Expected n: one exchange per
+    request on the kept channel, 5 for 5 (README)."""
 
     client = "paramiko"
     floor = False
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        # One exchange per request on the kept channel: 5 for 5 (README).
-        return n_commands
-    description = ("paramiko; one direct-tcpip channel kept (HTTP keep-alive); per command "
-                   "one small GET /")
+    description = (
+        "paramiko; one direct-tcpip channel kept (HTTP keep-alive); per command one small GET /"
+    )
+    expected_bound = ONE_PER_COMMAND
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:

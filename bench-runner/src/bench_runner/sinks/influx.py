@@ -8,8 +8,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 
 from bench_runner import phases
-from bench_runner.results import ModeResult, RunResult
-from bench_runner.runner import ModeRun
+from bench_runner.results import ModeResult, ModeRun, RunResult
 from bench_runner.sinks.delivery import Delivery, SinkError
 from bench_runner.sinks.line_protocol import (
     FieldValue,
@@ -68,8 +67,11 @@ def resource_fields(mode: ModeResult) -> dict[str, float | int | None]:
 def parameter_fields(mode: ModeResult) -> dict[str, int]:
     """Numeric parameters also as fields (``parameter_reply_bytes``): tags are text, and
     a chart needs the number for its axis."""
-    return {f"parameter_{key}": value for key, value in (mode.parameters or {}).items()
-            if isinstance(value, int)}
+    return {
+        f"parameter_{key}": value
+        for key, value in (mode.parameters or {}).items()
+        if isinstance(value, int)
+    }
 
 
 def model_fields(mode: ModeResult) -> dict[str, float | None]:
@@ -118,8 +120,10 @@ def summary_fields(mode: ModeResult) -> dict[str, FieldValue | None]:
 def run_point(run: RunResult) -> Point:
     """The run itself, at its start: what the dashboards annotate."""
     errors = sum(mode.stats.errors for mode in run.modes)
-    title = (f"{run.run_id}: plan {run.plan or 'default'}, {len(run.modes)} modes, "
-             f"{errors} failed iterations, commit {run.lab.commit or 'unknown'}")
+    title = (
+        f"{run.run_id}: plan {run.plan or 'default'}, {len(run.modes)} modes, "
+        f"{errors} failed iterations, commit {run.lab.commit or 'unknown'}"
+    )
     return Point(
         measurement="run",
         tags={**run_tags(run), "plan": run.plan or ""},
@@ -141,27 +145,31 @@ def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
         mode = mode_run.result
         tags = mode_tags(run, mode)
         for record in mode_run.records:
-            points.append(Point(
-                measurement="iteration",
+            points.append(
+                Point(
+                    measurement="iteration",
+                    tags=tags,
+                    fields={
+                        "wall_ms": record.wall_ms,
+                        "iteration": record.iteration,
+                        "ok": record.ok,
+                        "error": record.error,
+                        "excluded": record.excluded,
+                        **wire_model.iteration_fields(record.wire),
+                        **phases.iteration_fields(record.phases),
+                        **timeline.iteration_fields(record.time_split),
+                    },
+                    timestamp_ns=epoch_ns(record.started_at),
+                )
+            )
+        points.append(
+            Point(
+                measurement="mode_summary",
                 tags=tags,
-                fields={
-                    "wall_ms": record.wall_ms,
-                    "iteration": record.iteration,
-                    "ok": record.ok,
-                    "error": record.error,
-                    "excluded": record.excluded,
-                    **wire_model.iteration_fields(record.wire),
-                    **phases.iteration_fields(record.phases),
-                    **timeline.iteration_fields(record.time_split),
-                },
-                timestamp_ns=epoch_ns(record.started_at),
-            ))
-        points.append(Point(
-            measurement="mode_summary",
-            tags=tags,
-            fields=summary_fields(mode),
-            timestamp_ns=epoch_ns(mode.finished_at or run.finished_at),
-        ))
+                fields=summary_fields(mode),
+                timestamp_ns=epoch_ns(mode.finished_at or run.finished_at),
+            )
+        )
     return distinct_timestamps(points)
 
 
@@ -197,6 +205,10 @@ def deliver_lines(writer: InfluxWriter, lines: str, spool: Spool, spool_name: st
         writer.write(lines)
     except SinkError as exc:
         path = spool.save(spool_name + INFLUX_SUFFIX, lines)
-        return Delivery("influxdb", False, f"{count} points not written to {writer.target}: "
-                        f"{exc}", spooled_to=path)
+        return Delivery(
+            "influxdb",
+            False,
+            f"{count} points not written to {writer.target}: {exc}",
+            spooled_to=path,
+        )
     return Delivery("influxdb", True, f"{count} points to {writer.target}")

@@ -86,8 +86,9 @@ def distinct_timestamps(points: list[Point]) -> list[Point]:
         while timestamp in used:
             timestamp += 1
         used.add(timestamp)
-        distinct.append(point if timestamp == point.timestamp_ns
-                        else replace(point, timestamp_ns=timestamp))
+        distinct.append(
+            point if timestamp == point.timestamp_ns else replace(point, timestamp_ns=timestamp)
+        )
     return distinct
 
 

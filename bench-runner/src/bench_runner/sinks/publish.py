@@ -1,7 +1,6 @@
 """Sends a finished run to every sink; what a sink refuses is spooled, never dropped."""
 
-from bench_runner.results import RunResult
-from bench_runner.runner import ModeRun
+from bench_runner.results import ModeRun, RunResult
 from bench_runner.settings import Settings
 from bench_runner.sinks import influx, pushgateway
 from bench_runner.sinks.delivery import Delivery

@@ -38,31 +38,61 @@ def run_registry(run: RunResult) -> CollectorRegistry:
     parameter_labels = sorted({key for mode in run.modes for key in mode.parameter_tags()})
     mode_labels = (*MODE_LABELS, *parameter_labels)
     durations = {
-        suffix: Gauge(f"transport_bench_mode_{suffix}_seconds",
-                      f"{suffix} wall time of one iteration", mode_labels, registry=registry)
+        suffix: Gauge(
+            f"transport_bench_mode_{suffix}_seconds",
+            f"{suffix} wall time of one iteration",
+            mode_labels,
+            registry=registry,
+        )
         for suffix in DURATION_GAUGES
     }
-    iterations = Gauge("transport_bench_mode_iterations",
-                       "successful measured iterations", mode_labels, registry=registry)
-    errors = Gauge("transport_bench_mode_errors",
-                   "failed measured iterations", mode_labels, registry=registry)
-    verified_rtt = Gauge("transport_bench_mode_verified_rtt_seconds",
-                         "median TCP connect time to the mode's port", mode_labels,
-                         registry=registry)
-    configured_rtt = Gauge("transport_bench_mode_configured_rtt_seconds",
-                           "RTT of the netem profile", mode_labels, registry=registry)
-    rtt_verified = Gauge("transport_bench_mode_rtt_verified",
-                         "1 when the verified RTT matched the profile and the mode was "
-                         "measured, 0 when the RTT gate refused it", mode_labels,
-                         registry=registry)
-    finished = Gauge("transport_bench_run_finished_timestamp_seconds",
-                     "end of the run, Unix time", RUN_LABELS, registry=registry)
+    iterations = Gauge(
+        "transport_bench_mode_iterations",
+        "successful measured iterations",
+        mode_labels,
+        registry=registry,
+    )
+    errors = Gauge(
+        "transport_bench_mode_errors", "failed measured iterations", mode_labels, registry=registry
+    )
+    verified_rtt = Gauge(
+        "transport_bench_mode_verified_rtt_seconds",
+        "median TCP connect time to the mode's port",
+        mode_labels,
+        registry=registry,
+    )
+    configured_rtt = Gauge(
+        "transport_bench_mode_configured_rtt_seconds",
+        "RTT of the netem profile",
+        mode_labels,
+        registry=registry,
+    )
+    rtt_verified = Gauge(
+        "transport_bench_mode_rtt_verified",
+        "1 when the verified RTT matched the profile and the mode was "
+        "measured, 0 when the RTT gate refused it",
+        mode_labels,
+        registry=registry,
+    )
+    finished = Gauge(
+        "transport_bench_run_finished_timestamp_seconds",
+        "end of the run, Unix time",
+        RUN_LABELS,
+        registry=registry,
+    )
 
     for mode in run.modes:
         tags = mode.parameter_tags()
-        labels = (run.run_id, run.profile.name, run.profile.engine,
-                  mode.mode, mode.transport, mode.client, mode.client_version,
-                  *(tags.get(key, "") for key in parameter_labels))
+        labels = (
+            run.run_id,
+            run.profile.name,
+            run.profile.engine,
+            mode.mode,
+            mode.transport,
+            mode.client,
+            mode.client_version,
+            *(tags.get(key, "") for key in parameter_labels),
+        )
         rtt_verified.labels(*labels).set(1 if mode.published else 0)
         configured_rtt.labels(*labels).set(mode.configured_rtt_ms / 1000.0)
         if mode.verified_rtt_ms is not None:
@@ -103,8 +133,13 @@ def push(
 ) -> None:
     """PUT the registry's metrics, replacing the group's previous ones."""
     try:
-        push_to_gateway(gateway_url, job=job, registry=registry, grouping_key=grouping_key,
-                        timeout=PUSH_TIMEOUT_S)
+        push_to_gateway(
+            gateway_url,
+            job=job,
+            registry=registry,
+            grouping_key=grouping_key,
+            timeout=PUSH_TIMEOUT_S,
+        )
     except OSError as exc:  # urllib's URLError and HTTPError are OSErrors
         raise SinkError(f"{type(exc).__name__}: {exc}") from exc
 
@@ -116,14 +151,24 @@ def deliver_run(gateway_url: str, run: RunResult, spool: Spool, spool_name: str)
     try:
         push(gateway_url, JOB, registry, grouping_key)
     except SinkError as exc:
-        payload = json.dumps({
-            "job": JOB,
-            "grouping_key": grouping_key,
-            "exposition": generate_latest(registry).decode("utf-8"),
-        }, indent=2)
+        payload = json.dumps(
+            {
+                "job": JOB,
+                "grouping_key": grouping_key,
+                "exposition": generate_latest(registry).decode("utf-8"),
+            },
+            indent=2,
+        )
         path = spool.save(spool_name + PUSHGATEWAY_SUFFIX, payload)
         return Delivery("pushgateway", False, f"{gateway_url}: {exc}", spooled_to=path)
     published = sum(1 for mode in run.modes if mode.published)
-    return Delivery("pushgateway", True, f"{published} modes to {gateway_url}"
-                    + (f" ({len(run.modes) - published} refused by the RTT gate: "
-                       "rtt_verified 0 only)" if published < len(run.modes) else ""))
+    return Delivery(
+        "pushgateway",
+        True,
+        f"{published} modes to {gateway_url}"
+        + (
+            f" ({len(run.modes) - published} refused by the RTT gate: rtt_verified 0 only)"
+            if published < len(run.modes)
+            else ""
+        ),
+    )

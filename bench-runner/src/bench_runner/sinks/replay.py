@@ -27,8 +27,9 @@ def replay_spool(settings: Settings) -> list[Delivery]:
             deliveries.append(Delivery("influxdb", False, f"{writer.target}: {exc}", path))
             continue
         path.unlink()
-        deliveries.append(Delivery("influxdb", True,
-                                   f"replayed {path.name}: {count_points(lines)} points"))
+        deliveries.append(
+            Delivery("influxdb", True, f"replayed {path.name}: {count_points(lines)} points")
+        )
 
     for path in spool.pending(PUSHGATEWAY_SUFFIX):
         payload = json.loads(path.read_text(encoding="utf-8"))

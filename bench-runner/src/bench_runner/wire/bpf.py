@@ -85,8 +85,10 @@ def assemble(program: list[Insn | Label]) -> list[tuple[int, int, int, int]]:
             raise ValueError(f"jump to {label} out of range ({distance})")
         return distance
 
-    return [(insn.code, offset(i, insn.jt), offset(i, insn.jf), insn.k & 0xFFFFFFFF)
-            for i, insn in enumerate(instructions)]
+    return [
+        (insn.code, offset(i, insn.jt), offset(i, insn.jf), insn.k & 0xFFFFFFFF)
+        for i, insn in enumerate(instructions)
+    ]
 
 
 def _port_checks(offset: int, ports: tuple[int, ...], otherwise: Label) -> list[Insn | Label]:
@@ -98,8 +100,9 @@ def _port_checks(offset: int, ports: tuple[int, ...], otherwise: Label) -> list[
     return checks
 
 
-def _address_check(words: tuple[int, ...], start: int, matched: Label,
-                   otherwise: Label) -> list[Insn | Label]:
+def _address_check(
+    words: tuple[int, ...], start: int, matched: Label, otherwise: Label
+) -> list[Insn | Label]:
     """Go to ``matched`` if the address at ``start`` is ``words`` (32-bit, big-endian),
     else to ``otherwise``."""
     checks: list[Insn | Label] = []
@@ -109,8 +112,9 @@ def _address_check(words: tuple[int, ...], start: int, matched: Label,
     return checks
 
 
-def tcp_filter(address: str, ports: tuple[int, ...], *, link_header: int = 14,
-               skip_outgoing: bool = False) -> list[tuple[int, int, int, int]]:
+def tcp_filter(
+    address: str, ports: tuple[int, ...], *, link_header: int = 14, skip_outgoing: bool = False
+) -> list[tuple[int, int, int, int]]:
     """TCP packets between this host and ``address`` on one of its ``ports``.
 
     A packet is kept when its source is the target on one of the ports, or else its
@@ -127,28 +131,44 @@ def tcp_filter(address: str, ports: tuple[int, ...], *, link_header: int = 14,
     # sockets), so the filter checks the network protocol itself.
     program: list[Insn | Label] = [
         _ld(BPF_H, SKF_AD_OFF + SKF_AD_PROTOCOL),
-        _jeq(ETH_P_IP if ip.version == 4 else ETH_P_IPV6, "ip", "drop"), "ip"]
+        _jeq(ETH_P_IP if ip.version == 4 else ETH_P_IPV6, "ip", "drop"),
+        "ip",
+    ]
     if skip_outgoing:
         program += [_ld(BPF_B, SKF_AD_OFF + SKF_AD_PKTTYPE), _jeq(PACKET_OUTGOING, "drop")]
     if ip.version == 4:
         words: tuple[int, ...] = struct.unpack("!I", ip.packed)
         source, destination = base + 12, base + 16
         program += [
-            _ld(BPF_B, base + 9), _jeq(IPPROTO_TCP, "tcp", "drop"), "tcp",
-            _ld(BPF_H, base + 6), Insn(BPF_JMP | BPF_JSET | BPF_K, 0x1FFF, "drop"),
+            _ld(BPF_B, base + 9),
+            _jeq(IPPROTO_TCP, "tcp", "drop"),
+            "tcp",
+            _ld(BPF_H, base + 6),
+            Insn(BPF_JMP | BPF_JSET | BPF_K, 0x1FFF, "drop"),
             Insn(BPF_LDX | BPF_B | BPF_MSH, base),  # X = IPv4 header length
         ]
     else:
         words = struct.unpack("!4I", ip.packed)
         source, destination = base + 8, base + 24
-        program += [_ld(BPF_B, base + 6), _jeq(IPPROTO_TCP, "tcp", "drop"), "tcp",
-                    Insn(BPF_LDX | BPF_W | BPF_IMM, 40)]  # X = IPv6 header length
-    program += [*_address_check(words, source, "from_target", "check_destination"),
-                "from_target", *_port_checks(base + 0, ports, "check_destination"),
-                "check_destination",
-                *_address_check(words, destination, "to_target", "drop"),
-                "to_target", *_port_checks(base + 2, ports, "drop"),
-                "accept", _ret(SNAPLEN), "drop", _ret(0)]
+        program += [
+            _ld(BPF_B, base + 6),
+            _jeq(IPPROTO_TCP, "tcp", "drop"),
+            "tcp",
+            Insn(BPF_LDX | BPF_W | BPF_IMM, 40),
+        ]  # X = IPv6 header length
+    program += [
+        *_address_check(words, source, "from_target", "check_destination"),
+        "from_target",
+        *_port_checks(base + 0, ports, "check_destination"),
+        "check_destination",
+        *_address_check(words, destination, "to_target", "drop"),
+        "to_target",
+        *_port_checks(base + 2, ports, "drop"),
+        "accept",
+        _ret(SNAPLEN),
+        "drop",
+        _ret(0),
+    ]
     return assemble(program)
 
 

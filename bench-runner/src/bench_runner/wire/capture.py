@@ -67,7 +67,8 @@ def route_interface(address: str) -> str:
         if any(entry.address.split("%")[0] == local for entry in addresses):
             return name
     raise CaptureUnavailableError(
-        f"no interface holds the local address {local} used for {address}")
+        f"no interface holds the local address {local} used for {address}"
+    )
 
 
 def link_header_length(interface: str) -> int:
@@ -117,8 +118,12 @@ class WireCapture:
                 f"container, which has it by default, or grant cap_net_raw): {exc}"
             ) from exc
         try:
-            bpf.attach(self._sock, bpf.tcp_filter(address, ports, link_header=link_header,
-                                                  skip_outgoing=self.interface == "lo"))
+            bpf.attach(
+                self._sock,
+                bpf.tcp_filter(
+                    address, ports, link_header=link_header, skip_outgoing=self.interface == "lo"
+                ),
+            )
             self.segments_known = _kernel_at_least(VNET_MIN_KERNEL)
             if self.segments_known:
                 ring.enable_vnet_header(self._sock)
@@ -153,8 +158,11 @@ class WireCapture:
         with self._lock:
             sequence = max(self._seen, self._parsed)
             status_at = ring.STATUS.unpack_from
-            while (sequence - self._parsed < ring.FRAMES and status_at(
-                    self._ring, sequence % ring.FRAMES * ring.FRAME_SIZE)[0] & ring.TP_STATUS_USER):
+            while (
+                sequence - self._parsed < ring.FRAMES
+                and status_at(self._ring, sequence % ring.FRAMES * ring.FRAME_SIZE)[0]
+                & ring.TP_STATUS_USER
+            ):
                 sequence += 1
             self._seen = sequence
             self._boundaries.append(sequence)
@@ -238,24 +246,34 @@ class WireCapture:
             segments: int | None = None
             if vnet:
                 vnet_header = offset + mac - ring.VNET_HDR_LEN
-                segments = wire_segments(payload, gso_size_at(frames, vnet_header + 4)[0],
-                                         frames[vnet_header + 1] != 0)
+                segments = wire_segments(
+                    payload, gso_size_at(frames, vnet_header + 4)[0], frames[vnet_header + 1] != 0
+                )
             segment = self._segment
             segment.tally.add(outgoing, flags, payload, headers, segments)
             # The runner's port names the connection: the source going out, else the
             # destination.
             own_port = tcp if outgoing else tcp + 2
             seq, ack = TCP_NUMBERS.unpack_from(frames, tcp + 4)
-            segment.timeline.add(Packet(
-                seconds * 1_000_000_000 + nanoseconds, outgoing, flags, payload, seq, ack,
-                frames[own_port] << 8 | frames[own_port + 1]))
+            segment.timeline.add(
+                Packet(
+                    seconds * 1_000_000_000 + nanoseconds,
+                    outgoing,
+                    flags,
+                    payload,
+                    seq,
+                    ack,
+                    frames[own_port] << 8 | frames[own_port + 1],
+                )
+            )
             set_status(frames, offset, ring.TP_STATUS_KERNEL)
             sequence += 1
             self._parsed = sequence
 
 
-def open_capture(host: str, ports: tuple[int, ...],
-                 rtt_ns: int) -> tuple[WireCapture | None, str | None]:
+def open_capture(
+    host: str, ports: tuple[int, ...], rtt_ns: int
+) -> tuple[WireCapture | None, str | None]:
     """A capture of ``host``'s ``ports`` (resolved like a TCP connect does: the first
     address), or None and the reason it cannot run here."""
     try:

@@ -77,12 +77,13 @@ SUMMARY_COLUMNS: tuple[str, ...] = tuple(f"wire_{field}_p50" for field in FIELDS
 
 def iteration_fields(item: WireIteration | None) -> dict[str, int | None]:
     """``wire_<field>`` of one iteration; every value None without counts."""
-    return {column: getattr(item, field) if item is not None else None
-            for column, field in zip(ITERATION_COLUMNS, FIELDS, strict=True)}
+    return {
+        column: getattr(item, field) if item is not None else None
+        for column, field in zip(ITERATION_COLUMNS, FIELDS, strict=True)
+    }
 
 
 def summary_fields(counts: WireCounts | None) -> dict[str, float | None]:
     """``wire_<field>_p50`` of a mode; every value None without counts."""
     p50 = (counts.p50 if counts is not None else None) or {}
-    return {column: p50.get(field) for column, field in zip(SUMMARY_COLUMNS, FIELDS,
-                                                             strict=True)}
+    return {column: p50.get(field) for column, field in zip(SUMMARY_COLUMNS, FIELDS, strict=True)}

@@ -45,8 +45,9 @@ def map_ring(sock: socket.socket) -> mmap.mmap:
     sock.setsockopt(SOL_PACKET, PACKET_VERSION, TPACKET_V2)
     request = struct.pack("IIII", BLOCK_SIZE, BLOCKS, FRAME_SIZE, FRAMES)
     sock.setsockopt(SOL_PACKET, PACKET_RX_RING, request)
-    return mmap.mmap(sock.fileno(), BLOCK_SIZE * BLOCKS, mmap.MAP_SHARED,
-                     mmap.PROT_READ | mmap.PROT_WRITE)
+    return mmap.mmap(
+        sock.fileno(), BLOCK_SIZE * BLOCKS, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE
+    )
 
 
 def drops(sock: socket.socket) -> int:

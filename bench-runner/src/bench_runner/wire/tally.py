@@ -16,8 +16,15 @@ OUT, IN = 0, 1
 
 
 class Tally:
-    __slots__ = ("connects", "ip_bytes", "packets", "payload", "round_trips", "segments",
-                 "segments_known")
+    __slots__ = (
+        "connects",
+        "ip_bytes",
+        "packets",
+        "payload",
+        "round_trips",
+        "segments",
+        "segments_known",
+    )
 
     def __init__(self) -> None:
         self.packets = [0, 0]
@@ -28,8 +35,9 @@ class Tally:
         self.round_trips = RoundTripCounter()
         self.segments_known = True
 
-    def add(self, outgoing: bool, tcp_flags: int, payload: int, headers: int,
-            segments: int | None) -> None:
+    def add(
+        self, outgoing: bool, tcp_flags: int, payload: int, headers: int, segments: int | None
+    ) -> None:
         """One packet as the socket saw it: ``payload`` TCP payload bytes, ``headers`` IP
         + TCP header bytes, ``segments`` wire segments it stands for (None: unknown)."""
         direction = OUT if outgoing else IN
@@ -49,11 +57,14 @@ class Tally:
     def result(self) -> WireIteration:
         known = self.segments_known
         return WireIteration(
-            round_trips=self.round_trips.count, connects=self.connects,
-            packets_out=self.packets[OUT], packets_in=self.packets[IN],
+            round_trips=self.round_trips.count,
+            connects=self.connects,
+            packets_out=self.packets[OUT],
+            packets_in=self.packets[IN],
             segments_out=self.segments[OUT] if known else None,
             segments_in=self.segments[IN] if known else None,
-            bytes_out=self.payload[OUT], bytes_in=self.payload[IN],
+            bytes_out=self.payload[OUT],
+            bytes_in=self.payload[IN],
             ip_bytes_out=self.ip_bytes[OUT] if known else None,
             ip_bytes_in=self.ip_bytes[IN] if known else None,
         )

@@ -94,9 +94,20 @@ class TimeSplit(BaseModel):
 class Timeline:
     """Feeds on one iteration's packets in capture order; ``split()`` gives the parts."""
 
-    __slots__ = ("_awaiting_handshake_ack", "_client", "_client_stalls", "_device",
-                 "_device_stalls", "_first_ns", "_last", "_last_pure_ack", "_network",
-                 "_rtt_ns", "_slack_ns", "_stall")
+    __slots__ = (
+        "_awaiting_handshake_ack",
+        "_client",
+        "_client_stalls",
+        "_device",
+        "_device_stalls",
+        "_first_ns",
+        "_last",
+        "_last_pure_ack",
+        "_network",
+        "_rtt_ns",
+        "_slack_ns",
+        "_stall",
+    )
 
     def __init__(self, rtt_ns: int) -> None:
         self._rtt_ns = rtt_ns
@@ -156,8 +167,11 @@ class Timeline:
         """The latest pure ACK sent the ``outgoing`` way since ``previous`` that covers it
         on its connection."""
         ack = self._last_pure_ack.get(outgoing)
-        if ack is None or ack.connection != previous.connection \
-                or not _at_or_after(ack.ack, previous.sequence_end()):
+        if (
+            ack is None
+            or ack.connection != previous.connection
+            or not _at_or_after(ack.ack, previous.sequence_end())
+        ):
             return None
         return ack
 
@@ -198,9 +212,13 @@ class Timeline:
         parts = (self._network, self._device, client, self._stall)
         network_ms, device_ms, client_ms, stall_ms = (part / 1e6 for part in parts)
         return TimeSplit(
-            network_ms=network_ms, device_ms=device_ms, client_ms=client_ms,
-            stall_ms=stall_ms, stalls=self._device_stalls + self._client_stalls,
-            device_stalls=self._device_stalls, client_stalls=self._client_stalls,
+            network_ms=network_ms,
+            device_ms=device_ms,
+            client_ms=client_ms,
+            stall_ms=stall_ms,
+            stalls=self._device_stalls + self._client_stalls,
+            device_stalls=self._device_stalls,
+            client_stalls=self._client_stalls,
             unaccounted_ms=wall_ms - sum(parts) / 1e6,
         )
 
@@ -229,30 +247,38 @@ def summarize_splits(rtt_ms: float, per_iteration: list[TimeSplit]) -> TimeSplit
     return TimeSplits(
         rtt_ms=rtt_ms,
         per_iteration=per_iteration,
-        p50_ms={part: percentile([getattr(split, f"{part}_ms") for split in per_iteration], 0.5)
-                for part in PARTS},
+        p50_ms={
+            part: percentile([getattr(split, f"{part}_ms") for split in per_iteration], 0.5)
+            for part in PARTS
+        },
         stalls=sum(split.stalls for split in per_iteration),
         max_unaccounted_ms=max((split.unaccounted_ms for split in per_iteration), key=abs),
     )
 
 
-ITERATION_COLUMNS: tuple[str, ...] = (*(f"time_{part}_ms" for part in PARTS), "time_stalls",
-                                      "time_unaccounted_ms")
+ITERATION_COLUMNS: tuple[str, ...] = (
+    *(f"time_{part}_ms" for part in PARTS),
+    "time_stalls",
+    "time_unaccounted_ms",
+)
 """Per-iteration CSV columns and InfluxDB ``iteration`` fields."""
-SUMMARY_COLUMNS: tuple[str, ...] = (*(f"time_{part}_p50_ms" for part in PARTS),
-                                    "time_stalls")
+SUMMARY_COLUMNS: tuple[str, ...] = (*(f"time_{part}_p50_ms" for part in PARTS), "time_stalls")
 """Per-mode CSV columns and InfluxDB ``mode_summary`` fields."""
 
 
 def iteration_fields(split: TimeSplit | None) -> dict[str, float | int | None]:
     values: list[float | int | None] = (
-        [None] * len(ITERATION_COLUMNS) if split is None else
-        [*(getattr(split, f"{part}_ms") for part in PARTS), split.stalls, split.unaccounted_ms])
+        [None] * len(ITERATION_COLUMNS)
+        if split is None
+        else [*(getattr(split, f"{part}_ms") for part in PARTS), split.stalls, split.unaccounted_ms]
+    )
     return dict(zip(ITERATION_COLUMNS, values, strict=True))
 
 
 def summary_fields(splits: TimeSplits | None) -> dict[str, float | int | None]:
     values: list[float | int | None] = (
-        [None] * len(SUMMARY_COLUMNS) if splits is None else
-        [*(splits.p50_ms[part] for part in PARTS), splits.stalls])
+        [None] * len(SUMMARY_COLUMNS)
+        if splits is None
+        else [*(splits.p50_ms[part] for part in PARTS), splits.stalls]
+    )
     return dict(zip(SUMMARY_COLUMNS, values, strict=True))

@@ -1,0 +1,465 @@
+"""A benchmark run on the lab: what ``bench-runner run`` does once its options are parsed.
+
+A run is one job per profile (or per real device of an inventory). Runs that set netem's
+profile hold the lab's run lock from before the first change to the end; each job applies
+its profile under it, measures every mode with the profile guarded, writes its files and
+feeds the sinks. The profile that was active before the run is applied back at the end,
+after a failure too, so a device tried by hand afterwards is not still delayed.
+"""
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+
+from bench_runner.console import (
+    ModeProgress,
+    console,
+    err_console,
+    print_deliveries,
+    print_failures,
+    print_not_applicable,
+    summary_table,
+    time_split_table,
+)
+from bench_runner.lab_info import device_version, runner_info
+from bench_runner.lab_lock import LabLock, run_owner
+from bench_runner.modes import (
+    MODES_BY_NAME,
+    Mode,
+    Selection,
+    Target,
+    client_versions,
+    select_modes,
+    sweep_bulk_sizes,
+    sweep_netconf,
+)
+from bench_runner.netem import LabBusyError, NetemClient, NetemError, NetemState
+from bench_runner.outputs import write_outputs
+from bench_runner.plan import Plan, PlanError
+from bench_runner.profile_guard import ProfileGuard
+from bench_runner.results import (
+    LOCAL_PROFILE,
+    LabInfo,
+    ModeRun,
+    NotApplicable,
+    ProfileInfo,
+    RunResult,
+    SeriesKey,
+    TargetInfo,
+    apply_baseline,
+    apply_floor_ratio,
+    apply_rtt_model,
+    local_references,
+    write_results,
+)
+from bench_runner.runner import RunPlan, run_mode
+from bench_runner.settings import Settings
+from bench_runner.sinks.publish import publish_run
+from bench_runner.sinks.replay import replay_spool
+from bench_runner.targets import load_inventory
+
+
+class RunError(Exception):
+    """A run that cannot start or go on; the message says why."""
+
+
+class UsageError(RunError):
+    """The run cannot be made as asked: options, plan, inventory or credentials."""
+
+
+class LabUnreachableError(RunError):
+    """netem did not answer, or refused the profile."""
+
+
+class LabInUseError(RunError):
+    """Another run holds the lab: one run at a time."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """A ``bench-runner run``, its options parsed."""
+
+    plan: Plan
+    """The plan with the command line's overrides."""
+    run_id: str
+    netem: bool
+    """False for ``--netem none``: measure without impairment, never call netem."""
+    targets: Path | None
+    """An inventory of real devices, measured instead of the emulator (netem not used)."""
+    publish: bool
+    """Replay the spool first, feed InfluxDB and the Pushgateway (False: files only)."""
+    wait_for_lab_s: float
+    argv: list[str]
+    """The command line, recorded in the manifest."""
+
+    @property
+    def sets_profile(self) -> bool:
+        """The run drives netem: under the lab's run lock, the profile restored at the end."""
+        return self.netem and self.targets is None
+
+
+@dataclass(frozen=True)
+class Job:
+    """One results.json: a target under one profile."""
+
+    run_id: str
+    sweep: str
+    """The command's run id, shared by its jobs."""
+    target: Target
+    target_info: TargetInfo
+    metrics_url: str | None
+    profile: str | None
+    """netem profile to apply; None for a real target (no netem)."""
+
+
+@dataclass(frozen=True)
+class Lab:
+    """netem as a run drives it: every change under the run lock this run holds."""
+
+    netem: NetemClient
+    lock: LabLock
+    url: str
+
+    def apply(self, profile: str) -> NetemState:
+        try:
+            with console.status(f"applying netem profile {profile!r}"):
+                return self.netem.apply(profile, self.lock.lease)
+        except LabBusyError as exc:
+            raise LabInUseError(f"the lab is not this run's: {exc}") from exc
+        except (NetemError, httpx.HTTPError) as exc:
+            raise LabUnreachableError(f"netem at {self.url}: {exc}") from exc
+
+
+def run(settings: Settings, request: RunRequest) -> bool:
+    """Measure every job of ``request``; True when every mode of every job was ok."""
+    selection = select(request.plan)
+    if not request.netem and request.targets is None and request.plan.profiles != [LOCAL_PROFILE]:
+        raise UsageError("--netem none measures without impairment; use --profile local")
+    if request.sets_profile and not settings.netem_url:
+        raise UsageError("NETEM_URL is empty; set it, or pass --netem none to run without netem")
+    jobs = plan_jobs(settings, request)
+    if request.publish:
+        print_deliveries(replay_spool(settings), settings.shown_path)
+    references: dict[SeriesKey, tuple[str, float]] = {}
+    all_ok = True
+    with _held_lab(settings, request, jobs[0].sweep) as lab:
+        for job in jobs:
+            result = _run_job(settings, request, job, selection, lab, references)
+            references.update(local_references(result))
+            all_ok = all_ok and result.ok
+        if lab is not None and lab.lock.lost is not None:
+            err_console.print(
+                "[red]error:[/red] the lab's run lock was lost while this run "
+                f"measured: {lab.lock.lost}"
+            )
+            all_ok = False
+    return all_ok
+
+
+def select(plan: Plan) -> Selection:
+    """The plan's measurements: its modes with its clients, the NETCONF modes once per
+    framing and reply size, the bulk downloads once per size."""
+    try:
+        selection = select_modes(plan.mode_names(), plan.client_names())
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from exc
+    modes = sweep_netconf(selection.modes, plan.netconf_framings(), plan.netconf_reply_sizes())
+    return Selection(sweep_bulk_sizes(modes, plan.tunnel_bulk_sizes), selection.not_applicable)
+
+
+def plan_jobs(settings: Settings, request: RunRequest) -> list[Job]:
+    """One job per profile on the lab's device, or one per device of the inventory; run
+    ids get the profile's or the device's name when there are several."""
+    run_id = request.run_id
+    if request.targets is None:
+        target = _lab_target(settings)
+        info = TargetInfo(
+            host=target.host,
+            ssh_port=target.ssh_port,
+            https_port=target.https_port,
+            netconf_port=target.netconf_port,
+        )
+        profiles = request.plan.profiles
+        return [
+            Job(
+                run_id if len(profiles) == 1 else f"{run_id}-{profile}",
+                run_id,
+                target,
+                info,
+                settings.device_metrics_url,
+                profile,
+            )
+            for profile in profiles
+        ]
+    try:
+        inventory = load_inventory(request.targets)
+        specs = [(spec, spec.target()) for spec in inventory.targets]
+    except PlanError as exc:
+        raise UsageError(str(exc)) from exc
+    return [
+        Job(
+            run_id if len(specs) == 1 else f"{run_id}-{spec.name}",
+            run_id,
+            target,
+            TargetInfo(
+                host=spec.host,
+                ssh_port=spec.ssh_port,
+                https_port=spec.https_port,
+                netconf_port=spec.netconf_port,
+                name=spec.name,
+                platform=spec.platform,
+            ),
+            spec.metrics_url,
+            None,
+        )
+        for spec, target in specs
+    ]
+
+
+def _lab_target(settings: Settings) -> Target:
+    if not settings.device_username or settings.device_password is None:
+        raise UsageError("DEVICE_USERNAME and DEVICE_PASSWORD must be set")
+    return Target(
+        host=settings.device_host,
+        ssh_port=settings.device_ssh_port,
+        https_port=settings.device_https_port,
+        netconf_port=settings.device_netconf_port,
+        username=settings.device_username,
+        password=settings.device_password.get_secret_value(),
+    )
+
+
+@contextmanager
+def _held_lab(settings: Settings, request: RunRequest, sweep: str) -> Iterator[Lab | None]:
+    """The lab held for a run that sets its profile (None for ``--netem none`` and
+    ``--targets``): its run lock taken, the profile it had read before the first change
+    and applied back at the end, whatever happened in between."""
+    if not request.sets_profile:
+        yield None
+        return
+    lock = LabLock(
+        lambda: NetemClient(settings.netem_url),
+        run_owner(sweep),
+        wait_s=request.wait_for_lab_s,
+        on_wait=lambda holder: err_console.print(f"waiting for the lab: {holder}"),
+    )
+    try:
+        lock.__enter__()
+    except LabBusyError as exc:
+        raise LabInUseError(
+            f"the lab is busy, one run at a time: {exc} (wait with --wait-for-lab SECONDS)"
+        ) from exc
+    except (NetemError, httpx.HTTPError) as exc:
+        raise LabUnreachableError(f"netem at {settings.netem_url}: {exc}") from exc
+    try:
+        with closing(NetemClient(settings.netem_url)) as netem:
+            try:
+                before = netem.current()
+            except (NetemError, httpx.HTTPError) as exc:
+                raise LabUnreachableError(f"netem at {settings.netem_url}: {exc}") from exc
+            try:
+                yield Lab(netem, lock, settings.netem_url)
+            finally:
+                _restore_profile(netem, before, lock)
+    finally:
+        lock.__exit__(None, None, None)
+
+
+def _restore_profile(netem: NetemClient, before: NetemState, lock: LabLock) -> None:
+    """Apply the profile of before the run back, under the lease; say what became of it."""
+    name = before.profile.name
+    try:
+        if netem.current().profile == before.profile:
+            console.print(f"netem: profile {name!r} kept, as it was before this run")
+            return
+        netem.restore(before.profile, lock.refresh())
+    except (NetemError, httpx.HTTPError) as exc:
+        err_console.print(
+            f"[yellow]WARNING netem: profile {name!r}, active before this run, not restored: {exc}"
+        )
+        return
+    console.print(f"netem: profile {name!r} restored, as it was before this run")
+
+
+def _run_job(
+    settings: Settings,
+    request: RunRequest,
+    job: Job,
+    selection: Selection,
+    lab: Lab | None,
+    references: dict[SeriesKey, tuple[str, float]],
+) -> RunResult:
+    """Measure one job, write its files, feed the sinks. ``references`` are the sweep's
+    p50s at ``local`` so far, for the round-trip model."""
+    plan = request.plan
+    started_at = datetime.now(UTC)
+    profile_info, netem_state = _job_profile(job, lab)
+    if job.metrics_url:
+        device = device_version(job.metrics_url)
+    else:
+        device = {"unavailable": "no metrics URL for this target"}
+    if "unavailable" in device:
+        err_console.print(f"[yellow]WARNING device /version: {device['unavailable']}")
+
+    run_plan = RunPlan(
+        tuple(plan.commands),
+        plan.iterations,
+        plan.warmup,
+        plan.timeout_s,
+        rtt_gate=job.profile is not None,
+        device_metrics_url=job.metrics_url,
+        reference_port=_reference_port(job),
+    )
+    guard_client = NetemClient(settings.netem_url) if netem_state is not None else None
+    guard = (
+        ProfileGuard(guard_client, profile_info.name, netem_state.instance, netem_state.generation)
+        if guard_client is not None and netem_state is not None
+        else None
+    )
+    try:
+        mode_runs = asyncio.run(
+            _measure(
+                selection.modes,
+                job.target,
+                run_plan,
+                profile_info.rtt_ms,
+                plan.tunnel_bulk_iterations,
+                guard,
+            )
+        )
+    finally:
+        if guard_client is not None:
+            guard_client.close()
+    results = [mode_run.result for mode_run in mode_runs]
+    baseline = apply_baseline(results, plan.baseline)
+    apply_floor_ratio(results, {name: mode.client for name, mode in MODES_BY_NAME.items()})
+    result = RunResult(
+        run_id=job.run_id,
+        sweep=job.sweep,
+        started_at=started_at,
+        finished_at=datetime.now(UTC),
+        lab=LabInfo(commit=settings.lab_commit, images=settings.lab_images),
+        runner=runner_info(),
+        device=device,
+        target=job.target_info,
+        profile=profile_info,
+        modes=results,
+        ok=all(mode.ok for mode in results),
+        baseline=baseline,
+        not_applicable=[
+            NotApplicable(mode=entry.mode, client=entry.client, reason=entry.reason)
+            for entry in selection.not_applicable
+        ],
+        plan=plan.name,
+    )
+    # At `local` the reference is the run itself: its prediction is its own p50.
+    apply_rtt_model(result.modes, {**references, **local_references(result)})
+    path = write_results(result, settings.results_dir)
+    write_outputs(result, mode_runs, settings.results_dir, request.argv, client_versions())
+    console.print(summary_table(result))
+    if any(mode.time_split is not None for mode in result.modes):
+        console.print(time_split_table(result))
+    print_not_applicable(result)
+    print_failures(result)
+    console.print(
+        f"results: {settings.shown_path(path.parent)}/ (results.json, modes.csv, "
+        "iterations.csv, manifest.json)"
+    )
+    if request.publish:
+        print_deliveries(publish_run(settings, result, mode_runs), settings.shown_path)
+    return result
+
+
+def _job_profile(job: Job, lab: Lab | None) -> tuple[ProfileInfo, NetemState | None]:
+    """The job's profile, applied when the run drives netem, with netem's state then."""
+    if job.profile is None:
+        return _unmanaged_profile(job.target_info.name or job.target.host), None
+    if lab is None:
+        return _profile_without_netem(), None
+    state = lab.apply(job.profile)
+    return _profile_from_netem(state), state
+
+
+def _profile_from_netem(state: NetemState) -> ProfileInfo:
+    profile = state.profile
+    return ProfileInfo(
+        name=profile.name,
+        rtt_ms=profile.rtt_ms,
+        jitter_ms=profile.jitter_ms,
+        loss_pct=profile.loss_pct,
+        rate_mbit=profile.rate_mbit,
+        source=profile.source,
+        engine=state.engine,
+        engine_reason=state.engine_reason,
+        applied_at=state.applied_at,
+        readback=state.readback,
+    )
+
+
+def _profile_without_netem() -> ProfileInfo:
+    return ProfileInfo(
+        name=LOCAL_PROFILE,
+        rtt_ms=0.0,
+        jitter_ms=0.0,
+        loss_pct=0.0,
+        rate_mbit=0.0,
+        source=None,
+        engine="none",
+        engine_reason="netem control disabled by --netem none",
+        applied_at=None,
+        readback=None,
+    )
+
+
+def _unmanaged_profile(target_name: str) -> ProfileInfo:
+    return ProfileInfo(
+        name="unmanaged",
+        rtt_ms=0.0,
+        jitter_ms=0.0,
+        loss_pct=0.0,
+        rate_mbit=0.0,
+        source=None,
+        engine="none",
+        engine_reason=f"real target {target_name} from --targets: its latency "
+        "is whatever the network has, netem is not involved",
+        applied_at=None,
+        readback=None,
+    )
+
+
+def _reference_port(job: Job) -> int | None:
+    """The device metrics port, when it is on the target host (netem never impairs it)."""
+    if job.profile is None or not job.metrics_url:
+        return None
+    url = httpx.URL(job.metrics_url)
+    if url.host != job.target.host:
+        return None
+    return url.port or (443 if url.scheme == "https" else 80)
+
+
+async def _measure(
+    modes: list[Mode],
+    target: Target,
+    plan: RunPlan,
+    configured_rtt_ms: float,
+    bulk_iterations: int | None,
+    guard: ProfileGuard | None,
+) -> list[ModeRun]:
+    def mode_plan(mode: Mode) -> RunPlan:
+        if mode.transfer_bytes() is not None and bulk_iterations is not None:
+            return replace(plan, iterations=bulk_iterations)
+        return plan
+
+    progress = ModeProgress(modes, lambda mode: mode_plan(mode).warmup + mode_plan(mode).iterations)
+    with progress.progress:
+        return [
+            await run_mode(
+                mode, target, mode_plan(mode), configured_rtt_ms, progress.callback(mode), guard
+            )
+            for mode in modes
+        ]

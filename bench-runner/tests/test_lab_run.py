@@ -1,0 +1,116 @@
+"""A run leaves netem's profile as it found it: read before the first change, applied back
+under the run's lease at the end, after a failure too (against the fake netem)."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bench_runner.cli import EXIT_LAB_UNREACHABLE, EXIT_MODE_FAILED, app
+from bench_runner.netem import Lease, NetemClient, NetemState
+from fake_netem import FakeNetem, serve_fake_netem
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def netem() -> Iterator[FakeNetem]:
+    with serve_fake_netem() as fake:
+        yield fake
+
+
+@pytest.fixture
+def lab_env(netem: FakeNetem, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The fake netem, and a device nobody answers for: every mode fails its RTT probe at
+    once, so a run is quick and its profile changes are what is left to look at."""
+    for name, value in {
+        "NETEM_URL": netem.url,
+        "DEVICE_HOST": "127.0.0.1",
+        "DEVICE_HTTPS_PORT": "9",
+        "DEVICE_METRICS_URL": "http://127.0.0.1:9",
+        "DEVICE_USERNAME": "labops",
+        "DEVICE_PASSWORD": "Secret123x",
+        "RESULTS_DIR": str(tmp_path),
+        "COLUMNS": "250",
+    }.items():
+        monkeypatch.setenv(name, value)
+
+
+def bench(*profiles: str) -> tuple[int, str]:
+    options = ["--modes", "https/keep-alive", "--iterations", "1", "--warmup", "0"]
+    result = runner.invoke(
+        app, ["run", "--no-sinks", "--run-id", "restore", "--profile", ",".join(profiles), *options]
+    )
+    return result.exit_code, result.output
+
+
+@pytest.mark.usefixtures("lab_env")
+def test_the_profile_of_before_the_run_is_applied_back(netem: FakeNetem) -> None:
+    netem.change("applied", "campus")
+    exit_code, output = bench("local", "regional")
+    assert exit_code == EXIT_MODE_FAILED  # nothing answers on the device's port
+    changes = [(event["event"], event["profile"]) for event in netem.events[-3:]]
+    assert changes == [("applied", "local"), ("applied", "regional"), ("applied", "campus")]
+    assert "netem: profile 'campus' restored, as it was before this run" in output
+    assert netem.holder is None  # under the lease, released after
+
+
+@pytest.mark.usefixtures("lab_env")
+def test_the_profile_is_applied_back_after_a_failure(netem: FakeNetem) -> None:
+    netem.change("applied", "campus")
+    exit_code, output = bench("regional", "nope")  # netem has no profile nope
+    assert exit_code == EXIT_LAB_UNREACHABLE
+    assert "netem has no profile 'nope'" in output
+    assert netem.profile() == "campus"
+    assert "restored" in output
+
+
+@pytest.mark.usefixtures("lab_env")
+def test_a_run_at_the_profile_already_in_effect_keeps_it(netem: FakeNetem) -> None:
+    exit_code, output = bench("regional")
+    assert exit_code == EXIT_MODE_FAILED
+    assert netem.events[-1]["profile"] == "regional"
+    assert "netem: profile 'regional' kept, as it was before this run" in output
+
+
+def test_a_cleared_profile_is_cleared_again(netem: FakeNetem) -> None:
+    client = NetemClient(netem.url)
+    netem.change("cleared", "none")
+    before = client.current()
+    client.apply("regional")
+    assert client.restore(before.profile).profile.name == "none"
+    assert netem.events[-1]["event"] == "cleared"
+
+
+def test_a_custom_profile_is_applied_again_by_its_values(netem: FakeNetem) -> None:
+    netem.custom["mine"] = {"name": "mine", "rtt_ms": 12.5}
+    netem.change("applied", "mine")  # PUT /profile by someone trying the device
+    client = NetemClient(netem.url)
+    before = client.current()
+    client.apply("regional")
+    restored = client.restore(before.profile)
+    assert (restored.profile.name, restored.profile.rtt_ms) == ("mine", 12.5)
+
+
+@pytest.mark.usefixtures("lab_env")
+def test_after_a_netem_restart_the_profile_is_restored_under_a_new_lease(
+    netem: FakeNetem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A device restart restarts netem, which forgets the run's lease: the restore takes
+    the lab again (it is free) rather than fail on the old token."""
+    netem.change("applied", "campus")
+    original = NetemClient.apply
+
+    def apply_then_restart(
+        client: NetemClient, name: str, lease: Lease | None = None
+    ) -> NetemState:
+        state = original(client, name, lease)
+        netem.restart(profile=name)  # re-applies the profile from its state file
+        return state
+
+    monkeypatch.setattr(NetemClient, "apply", apply_then_restart)
+    exit_code, output = bench("regional")
+    assert exit_code == EXIT_MODE_FAILED
+    assert netem.profile() == "campus"
+    assert "netem: profile 'campus' restored" in output
