@@ -1,31 +1,38 @@
-# Transport Lab — `make` lists the targets.
+# Transport Lab — `make` lists the targets, by section.
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
 
 COMPOSE ?= docker compose
 GO_IMAGE ?= golang:1.26-bookworm
+# `make bench` measures at a WAN latency; the runner alone defaults to local.
 PROFILE ?= regional
-ITERATIONS ?= 20
-WARMUP ?= 2
+# Empty: the plan's values (bench-runner's Plan holds the defaults).
+ITERATIONS ?=
+WARMUP ?=
 MODES ?=
 # `make up` starts every service; SERVICES narrows it (e.g. where the Grafana image is unavailable).
 SERVICES ?=
 # Services `make test` needs; Grafana is tested offline (its image cannot run everywhere).
 CORE_SERVICES := device netem influxdb pushgateway prometheus
+# `make test` runs on an isolated copy of the lab: its own project, subnet and volumes.
 TEST_COMPOSE := $(COMPOSE) -p transport-lab-test -f compose.yaml -f compose.test.yaml
 
+# The runner prints where a run's files are on this host (compose mounts ./results).
+export RESULTS_HOST_DIR ?= $(CURDIR)/results
 # Recorded in every result so a number can be traced to the lab that produced it.
 export LAB_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 
-# Per-component targets (device benches, fuzzing, ...) live beside this file in mk/.
--include mk/*.mk
+.PHONY: help env standins build up down logs ps clean bench replay test lint lint-shell \
+	test-compose test-prometheus test-e2e
 
-.PHONY: help env build up down bench logs ps clean test test-compose test-runner test-prometheus test-e2e
+help:
+	@awk 'BEGIN {FS = ":.*## "} \
+	  /^##@ / {printf "\n\033[1m%s\033[0m\n", substr($$0, 5)} \
+	  /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@echo; echo "  Variables: PROFILE=$(PROFILE) ITERATIONS=<plan's> WARMUP=<plan's> MODES=<m1,m2> SERVICES=<for up>"
 
-help: ## Show this help
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
-	@echo; echo "  Variables: PROFILE=$(PROFILE) ITERATIONS=$(ITERATIONS) WARMUP=$(WARMUP) MODES=<m1,m2> SERVICES=<for up>"
+##@ The lab
 
 env: .env ## Create .env from .env.example with fresh random secrets (never overwrites)
 
@@ -37,26 +44,28 @@ env: .env ## Create .env from .env.example with fresh random secrets (never over
 	@chmod 600 .env.tmp && mv .env.tmp .env
 	@echo "created .env with random secrets (device, InfluxDB, Grafana passwords)"
 
+standins: .env ## No container registry: build stand-ins of the official images and select them in .env
+	@lines=$$(ci/build-standins); for line in $$lines; do \
+	  sed -i "/^$${line%%=*}=/d" .env; echo "$$line" >>.env; echo "  .env: $$line"; done
+
 build: .env ## Build the lab's own images (device, netem, bench-runner)
 	$(COMPOSE) --profile tools build device netem bench-runner
 
-up: build ## Build, start the lab, wait until every service is healthy, print the URLs
+up: build ## Build, start the lab, wait until every service is healthy, print what runs where
 	$(COMPOSE) up -d --wait $(SERVICES)
 	@set -a; source .env; set +a; \
+	running=$$($(COMPOSE) ps --status running --services); \
+	url() { grep -qx "$$1" <<<"$$running" && printf '  %-11s %s\n' "$$2" "$$3" || true; }; \
 	echo; echo "Transport Lab is up (credentials in .env):"; \
-	echo "  Grafana     http://127.0.0.1:$${LAB_GRAFANA_PORT}/d/transport-comparison  (admin / GRAFANA_ADMIN_PASSWORD)"; \
-	echo "  Prometheus  http://127.0.0.1:$${LAB_PROMETHEUS_PORT}"; \
-	echo "  InfluxDB    http://127.0.0.1:$${LAB_INFLUXDB_PORT}  (db transport_lab)"; \
-	echo "  Device      ssh -p $${LAB_SSH_PORT} $${DEVICE_USERNAME}@127.0.0.1 | https://127.0.0.1:$${LAB_HTTPS_PORT}/admin/exec/show+version"; \
-	echo "  Netem API   http://127.0.0.1:$${LAB_NETEM_PORT}/profile"; \
+	url grafana Grafana "http://127.0.0.1:$${LAB_GRAFANA_PORT:-3000}/d/transport-comparison  (admin / GRAFANA_ADMIN_PASSWORD)"; \
+	url prometheus Prometheus "http://127.0.0.1:$${LAB_PROMETHEUS_PORT:-9090}"; \
+	url influxdb InfluxDB "http://127.0.0.1:$${LAB_INFLUXDB_PORT:-8086}  (db transport_lab)"; \
+	url device Device "ssh -p $${LAB_SSH_PORT:-2222} $${DEVICE_USERNAME}@127.0.0.1 | https://127.0.0.1:$${LAB_HTTPS_PORT:-8443}/admin/exec/show+version"; \
+	url netem "Netem API" "http://127.0.0.1:$${LAB_NETEM_PORT:-8181}/profile"; \
 	echo; echo "Run a benchmark: make bench PROFILE=regional"
 
 down: ## Stop the lab (data volumes are kept)
 	$(COMPOSE) --profile tools down
-
-bench: .env ## Run the benchmark: make bench PROFILE=regional [ITERATIONS=20] [MODES=ssh/fresh-conn,...]
-	$(COMPOSE) run --rm bench-runner run --profile $(PROFILE) --iterations $(ITERATIONS) --warmup $(WARMUP) \
-	  $(if $(MODES),--modes $(MODES))
 
 logs: ## Follow the lab's logs
 	$(COMPOSE) logs -f --tail=100
@@ -68,27 +77,49 @@ clean: ## Stop the lab and delete its volumes (InfluxDB, Prometheus, Grafana, de
 	$(COMPOSE) --profile tools down -v --remove-orphans
 	$(TEST_COMPOSE) --profile tools down -v --remove-orphans
 
-test: test-compose test-go fuzz-short test-device test-netem test-netem-tc check-netem-restart test-prometheus test-dashboards test-runner test-e2e test-sink-spool test-faults ## Run every test: unit, integration and end-to-end on the real lab
+##@ Benchmarks
 
-test-compose: .env ## Compose files: valid for every profile; ports on 127.0.0.1 only, none in the test overlay
+bench: .env ## Run the benchmark: make bench PROFILE=regional [ITERATIONS=n] [WARMUP=n] [MODES=ssh/fresh-conn,...]
+	$(COMPOSE) run --rm bench-runner run --profile $(PROFILE) $(if $(ITERATIONS),--iterations $(ITERATIONS)) \
+	  $(if $(WARMUP),--warmup $(WARMUP)) $(if $(MODES),--modes $(MODES))
+
+replay: .env ## Deliver what the runner spooled while InfluxDB or the Pushgateway was down
+	$(COMPOSE) run --rm bench-runner replay
+
+##@ Tests and lint
+
+test: lint test-compose test-go fuzz-short test-device test-netem test-netem-tc check-netem-restart test-prometheus test-dashboards test-runner test-e2e test-sink-spool test-faults ## Every test: lint, unit, integration, and end to end on an isolated copy of the lab
+
+lint: lint-go lint-netem lint-runner lint-dashboards lint-shell ## Every gate: ruff and mypy --strict, go vet, staticcheck and gofmt, shellcheck
+
+SHELLCHECK_IMAGE ?= transport-lab/shellcheck:dev
+
+lint-shell: ## shellcheck on every shell script of the repository
+	docker build -q -t $(SHELLCHECK_IMAGE) tests/lint >/dev/null
+	scripts=$$(git ls-files -co --exclude-standard | while read -r f; do \
+	  if [ -f "$$f" ] && head -c 64 "$$f" | grep -q '^#!.*\(bash\|/sh\)'; then echo "$$f"; fi; done); \
+	docker run --rm -v "$(CURDIR):/src:ro" $(SHELLCHECK_IMAGE) $$scripts
+
+test-compose: .env ## Compose files: valid for every profile; ports on 127.0.0.1 only, none in the test overlay; pins
 	$(COMPOSE) --profile tools config -q
 	$(COMPOSE) --profile tools config --format json | python3 tests/compose/published_ports.py --loopback
 	$(TEST_COMPOSE) --profile tools config -q
 	$(TEST_COMPOSE) --profile tools config --format json | python3 tests/compose/published_ports.py --none
+	python3 tests/compose/pins.py
 
-test-prometheus: ## promtool: check the config and unit-test the recording/alert rules
-	docker run --rm -v "$(CURDIR)/prometheus:/etc/prometheus:ro" --entrypoint promtool \
-	  $${PROMETHEUS_IMAGE:-prom/prometheus:v3.7.3} check config /etc/prometheus/prometheus.yml
-	docker run --rm -v "$(CURDIR)/prometheus:/etc/prometheus:ro" -w /etc/prometheus --entrypoint promtool \
-	  $${PROMETHEUS_IMAGE:-prom/prometheus:v3.7.3} test rules tests/transport_test.yml
+test-prometheus: .env ## promtool: check the config and unit-test the recording/alert rules
+	$(TEST_COMPOSE) run --rm --no-deps --entrypoint promtool prometheus \
+	  check config /etc/prometheus/prometheus.yml
+	$(TEST_COMPOSE) run --rm --no-deps -w /etc/prometheus --entrypoint promtool prometheus \
+	  test rules tests/transport_test.yml
 
-test-runner: build ## bench-runner unit tests (in its image)
-	docker run --rm --entrypoint python3 $${RUNNER_IMAGE:-transport-lab/bench-runner:dev} \
-	  -m pytest /app/tests -p no:cacheprovider
-
-test-e2e: build ## End to end: an isolated lab, every mode at local and regional, sinks and dashboard queries
+test-e2e: build runner-test-image ## End to end on an isolated lab: every mode at local and regional, sinks, time split, dashboards
 	$(TEST_COMPOSE) up -d --wait $(CORE_SERVICES)
 	status=0; $(TEST_COMPOSE) run --rm --entrypoint python3 bench-runner \
 	  -m pytest /tests/e2e -p no:cacheprovider -v || status=$$?; \
 	if [ $$status -ne 0 ]; then $(TEST_COMPOSE) logs --tail=80 $(CORE_SERVICES) || true; fi; \
 	$(TEST_COMPOSE) --profile tools down -v --remove-orphans; exit $$status
+
+# Per-component targets (device, netem, runner, dashboards, your own tools) live in mk/, each
+# file a section of the help.
+-include mk/*.mk

@@ -1,5 +1,6 @@
 # Your own tools on the lab network (README.md, "Benchmarking your own tools"), included by the
 # root Makefile.
+##@ Your own tools on the lab network
 #   make client-shell                 an interactive shell; your directory at /work
 #   make -s client-run CMD="..."      one command, no TTY, its output only: for scripts
 # Both reuse the bench-runner service (its image, lab network and device variables) through

@@ -19,7 +19,7 @@ DEVICE_FUZZ_TARGETS := ./internal/engine:FuzzExecute ./internal/netconf/framing:
 DEVICE_GO_RUN = docker run --rm -v "$(CURDIR)/emulator:/src" -w /src \
 	-v transport-lab-gomod:/go/pkg/mod -v transport-lab-gocache:/root/.cache/go-build $(GO_IMAGE)
 # The whole repository, read-only: cmd/device's tests read the shipped transcripts at its root.
-DEVICE_GO_RO = docker run --rm -v "$(CURDIR):/src:ro" -w /src/emulator -e GOFLAGS=-buildvcs=false \
+DEVICE_GO_RO = docker run --rm -v "$(CURDIR):/src:ro" -w /src/emulator -e GOFLAGS=-buildvcs=false -e CI \
 	-v transport-lab-gomod:/go/pkg/mod -v transport-lab-gocache:/root/.cache/go-build $(GO_IMAGE)
 # -race needs cgo, which the Go image has (gcc). GO_TEST_FLAGS="-race -count=20" hunts flakes.
 GO_TEST_FLAGS ?= -race -count=1

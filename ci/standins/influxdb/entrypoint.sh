@@ -1,5 +1,5 @@
 #!/bin/bash
-# Entrypoint of the influxdb:1.12 stand-in. On a fresh data directory it initialises the
+# Entrypoint of the influxdb stand-in (1.12 line). On a fresh data directory it initialises the
 # server as the official image does: INFLUXDB_DB; with auth enabled and INFLUXDB_ADMIN_USER,
 # the admin and the optional INFLUXDB_USER (all on INFLUXDB_DB), INFLUXDB_WRITE_USER and
 # INFLUXDB_READ_USER, each with its *_PASSWORD (a missing one is generated and printed);
@@ -81,7 +81,9 @@ initialise() {
   for f in /docker-entrypoint-initdb.d/*; do
     [ -e "$f" ] || continue
     case $f in
-      *.sh) echo "influxdb init: running $f"; . "$f" ;;
+      *.sh) echo "influxdb init: running $f"
+            # shellcheck source=/dev/null  # the user's init scripts, unknown here
+            . "$f" ;;
       *.iql) echo "influxdb init: running $f"; influxql "$(cat "$f")" ;;
       *) echo "influxdb init: ignoring $f" ;;
     esac
