@@ -7,81 +7,37 @@ import pytest
 from netem_ctl.engines import detour, devconf
 from netem_ctl.engines.devconf import SETTINGS, set_devconf, setlink_message
 
+from .shell import command, commands
+
+DETOUR_RULE = "fwmark 0x4e51 iif lo lookup 4951 priority 4951"
+
 
 def test_link_and_route_commands():
-    assert detour.link_commands() == [
-        ["ip", "link", "add", "tl-detour0", "type", "veth", "peer", "name", "tl-detour1"],
-        ["ip", "link", "set", "tl-detour0", "up"],
-        ["ip", "link", "set", "tl-detour1", "up"],
-    ]
+    assert detour.link_commands() == commands(
+        "ip link add tl-detour0 type veth peer name tl-detour1",
+        "ip link set tl-detour0 up",
+        "ip link set tl-detour1 up",
+    )
     assert detour.install_commands("02:00:00:00:00:01") == [
         [
             sys.executable,
             devconf.__file__,
-            "tl-detour1",
-            "forwarding=1",
-            "accept_local=1",
-            "rp_filter=0",
+            *command("tl-detour1 forwarding=1 accept_local=1 rp_filter=0"),
         ],
-        [
-            "ip",
-            "neigh",
-            "replace",
-            "198.19.255.254",
-            "lladdr",
-            "02:00:00:00:00:01",
-            "dev",
-            "tl-detour0",
-            "nud",
-            "permanent",
-        ],
-        [
-            "ip",
-            "route",
-            "replace",
-            "default",
-            "via",
-            "198.19.255.254",
-            "dev",
-            "tl-detour0",
-            "onlink",
-            "table",
-            "4951",
-        ],
-        [
-            "ip",
-            "rule",
-            "add",
-            "fwmark",
-            "0x4e51",
-            "iif",
-            "lo",
-            "lookup",
-            "4951",
-            "priority",
-            "4951",
-        ],
+        *commands(
+            "ip neigh replace 198.19.255.254 lladdr 02:00:00:00:00:01 dev tl-detour0 nud permanent",
+            "ip route replace default via 198.19.255.254 dev tl-detour0 onlink table 4951",
+            f"ip rule add {DETOUR_RULE}",
+        ),
     ]
 
 
 def test_remove_commands_undo_everything():
-    assert detour.remove_commands() == [
-        [
-            "ip",
-            "rule",
-            "del",
-            "fwmark",
-            "0x4e51",
-            "iif",
-            "lo",
-            "lookup",
-            "4951",
-            "priority",
-            "4951",
-        ],
-        ["ip", "route", "flush", "table", "4951"],
-        ["ip", "link", "del", "tl-detour0"],
-    ]
+    assert detour.remove_commands() == commands(
+        f"ip rule del {DETOUR_RULE}",
+        "ip route flush table 4951",
+        "ip link del tl-detour0",
+    )
 
 
 def _attributes(data: bytes) -> list[tuple[int, bytes]]:

@@ -8,71 +8,26 @@ from netem_ctl.engines.nfq import (
 )
 from netem_ctl.impairment import Impairment
 
-IPT = ["iptables-legacy", "-w", "-t", "mangle"]
+from .shell import command, commands
+
+IPT = "iptables-legacy -w -t mangle"
+PORTS = "-p tcp -m multiport"
 
 
 def test_install_commands():
-    assert install_commands("eth0", (22, 443, 830)) == [
-        [*IPT, "-N", "NETEM_LAB_IN"],
-        [
-            *IPT,
-            "-A",
-            "NETEM_LAB_IN",
-            "-i",
-            "eth0",
-            "-p",
-            "tcp",
-            "-m",
-            "multiport",
-            "--dports",
-            "22,443,830",
-            "-j",
-            "NFQUEUE",
-            "--queue-num",
-            "1",
-        ],
-        [*IPT, "-N", "NETEM_LAB_OUT"],
-        [
-            *IPT,
-            "-A",
-            "NETEM_LAB_OUT",
-            "-i",
-            "tl-detour1",
-            "-o",
-            "eth0",
-            "-p",
-            "tcp",
-            "-m",
-            "multiport",
-            "--sports",
-            "22,443,830",
-            "-j",
-            "NFQUEUE",
-            "--queue-num",
-            "2",
-        ],
-        [*IPT, "-N", "NETEM_LAB_DETOUR"],
-        [
-            *IPT,
-            "-A",
-            "NETEM_LAB_DETOUR",
-            "-o",
-            "eth0",
-            "-p",
-            "tcp",
-            "-m",
-            "multiport",
-            "--sports",
-            "22,443,830",
-            "-j",
-            "MARK",
-            "--set-xmark",
-            "0x4e51/0xffffffff",
-        ],
-        [*IPT, "-I", "PREROUTING", "1", "-j", "NETEM_LAB_IN"],
-        [*IPT, "-I", "FORWARD", "1", "-j", "NETEM_LAB_OUT"],
-        [*IPT, "-I", "OUTPUT", "1", "-j", "NETEM_LAB_DETOUR"],
-    ]
+    assert install_commands("eth0", (22, 443, 830)) == commands(
+        f"{IPT} -N NETEM_LAB_IN",
+        f"{IPT} -A NETEM_LAB_IN -i eth0 {PORTS} --dports 22,443,830 -j NFQUEUE --queue-num 1",
+        f"{IPT} -N NETEM_LAB_OUT",
+        f"{IPT} -A NETEM_LAB_OUT -i tl-detour1 -o eth0 {PORTS} --sports 22,443,830 "
+        "-j NFQUEUE --queue-num 2",
+        f"{IPT} -N NETEM_LAB_DETOUR",
+        f"{IPT} -A NETEM_LAB_DETOUR -o eth0 {PORTS} --sports 22,443,830 "
+        "-j MARK --set-xmark 0x4e51/0xffffffff",
+        f"{IPT} -I PREROUTING 1 -j NETEM_LAB_IN",
+        f"{IPT} -I FORWARD 1 -j NETEM_LAB_OUT",
+        f"{IPT} -I OUTPUT 1 -j NETEM_LAB_DETOUR",
+    )
 
 
 def test_no_queue_bypass_anywhere():
@@ -80,17 +35,17 @@ def test_no_queue_bypass_anywhere():
 
 
 def test_remove_commands():
-    assert remove_commands() == [
-        [*IPT, "-D", "PREROUTING", "-j", "NETEM_LAB_IN"],
-        [*IPT, "-D", "FORWARD", "-j", "NETEM_LAB_OUT"],
-        [*IPT, "-D", "OUTPUT", "-j", "NETEM_LAB_DETOUR"],
-        [*IPT, "-F", "NETEM_LAB_IN"],
-        [*IPT, "-X", "NETEM_LAB_IN"],
-        [*IPT, "-F", "NETEM_LAB_OUT"],
-        [*IPT, "-X", "NETEM_LAB_OUT"],
-        [*IPT, "-F", "NETEM_LAB_DETOUR"],
-        [*IPT, "-X", "NETEM_LAB_DETOUR"],
-    ]
+    assert remove_commands() == commands(
+        f"{IPT} -D PREROUTING -j NETEM_LAB_IN",
+        f"{IPT} -D FORWARD -j NETEM_LAB_OUT",
+        f"{IPT} -D OUTPUT -j NETEM_LAB_DETOUR",
+        f"{IPT} -F NETEM_LAB_IN",
+        f"{IPT} -X NETEM_LAB_IN",
+        f"{IPT} -F NETEM_LAB_OUT",
+        f"{IPT} -X NETEM_LAB_OUT",
+        f"{IPT} -F NETEM_LAB_DETOUR",
+        f"{IPT} -X NETEM_LAB_DETOUR",
+    )
 
 
 def test_expected_rules_are_spelled_like_iptables_list_rules():
@@ -119,15 +74,10 @@ def test_delayer_command():
         2,
         "/run/netem/from_device.params",
         "/run/netem/from_device.stats",
-    ) == [
-        "/usr/local/bin/nfq-delayer",
-        "--queue-num",
-        "2",
-        "--params",
-        "/run/netem/from_device.params",
-        "--stats",
-        "/run/netem/from_device.stats",
-    ]
+    ) == command(
+        "/usr/local/bin/nfq-delayer --queue-num 2 "
+        "--params /run/netem/from_device.params --stats /run/netem/from_device.stats"
+    )
 
 
 def test_parse_key_values_ignores_junk():

@@ -6,6 +6,8 @@ from netem_ctl.engines.nfq import delayer_params
 from netem_ctl.engines.tc import netem_args
 from netem_ctl.profiles import load_profiles
 
+from .shell import command
+
 # profile -> one-way delay (both directions, split 0.5) and queue limit: twice a 1 Gbit/s
 # sender's packets in flight over that delay, at least 1000.
 EXPECTED = {
@@ -35,19 +37,9 @@ def test_tc_netem_arguments(shipped, name):
     delay_us, limit = EXPECTED[name]
     impairment = shipped[name].impairment()
     for direction in (impairment.toward_device(), impairment.from_device()):
-        assert netem_args(direction) == [
-            "netem",
-            "limit",
-            str(limit),
-            "delay",
-            f"{delay_us}us",
-            "0us",
-            "loss",
-            "random",
-            "0%",
-            "rate",
-            "0kbit",
-        ]
+        assert netem_args(direction) == command(
+            f"netem limit {limit} delay {delay_us}us 0us loss random 0% rate 0kbit"
+        )
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
