@@ -139,14 +139,14 @@ class Testbed:
         pairs: list[list[float]] = self._run_probe("oneway", port, count)
         return [(toward, back) for toward, back in pairs]
 
-    def probe(self, kind: str, port: int, count: int) -> list[float]:
+    def probe(self, kind: str, port: int, count: int, host: str = DEVICE_ADDR) -> list[float]:
         """Run a probe from the client namespace; milliseconds per sample."""
-        samples: list[float] = self._run_probe(kind, port, count)
+        samples: list[float] = self._run_probe(kind, port, count, host)
         return samples
 
-    def _run_probe(self, kind: str, port: int, count: int) -> Any:
+    def _run_probe(self, kind: str, port: int, count: int, host: str = DEVICE_ADDR) -> Any:
         """The JSON a probe prints."""
-        argv = ["probe", kind, DEVICE_ADDR, str(port), str(count)]
+        argv = ["probe", kind, host, str(port), str(count)]
         result = subprocess.run(
             [*self.client.prefix, sys.executable, SCRIPT, *argv],
             env=python_env(),

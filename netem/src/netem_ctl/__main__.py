@@ -14,8 +14,9 @@ from .controller import Controller, Watchdog
 from .engines.base import Engine
 from .engines.detect import EngineChoice, NoEngineError, choose_engine
 from .engines.nfq import NfqEngine
-from .engines.runner import CommandRunner
+from .engines.runner import CommandError, CommandRunner
 from .engines.tc import TcEngine
+from .fleet import FleetAddresses, FleetError
 from .link import LinkMonitor
 from .profiles import Profile, ProfilesFileError, load_profiles
 from .state import StateStore
@@ -69,7 +70,9 @@ def main() -> int:
             )
         runner = CommandRunner()
         choice = choose_engine(settings.engine, runner, settings.delayer_path)
-    except (SettingsError, ProfilesFileError, NoEngineError) as exc:
+        fleet = FleetAddresses(runner, settings.interface, settings.fleet)
+        fleet.ensure()
+    except (SettingsError, ProfilesFileError, NoEngineError, FleetError, CommandError) as exc:
         log.critical("cannot start: %s", exc)
         return 2
     state = StateStore(settings.state_file)
@@ -110,7 +113,7 @@ def main() -> int:
             watchdog.stop()
             controller.shutdown()
 
-    app = create_app(controller, settings.profiles_file, lifespan=lifespan)
+    app = create_app(controller, settings.profiles_file, lifespan=lifespan, fleet=fleet)
     server = uvicorn.Server(
         uvicorn.Config(
             app,

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from . import metrics
 from .clock import iso
 from .controller import Controller
+from .fleet import FleetAddresses
 from .lease import Lease, LeaseError, LockedError, NoSuchLeaseError, NotAdmittedError, RunLock
 from .profiles import Profile, ProfilesFileError, load_profiles
 
@@ -40,6 +41,7 @@ def create_app(
     profiles_file: Path,
     lifespan: Callable[..., Any] | None = None,
     run_lock: RunLock | None = None,
+    fleet: FleetAddresses | None = None,
 ) -> FastAPI:
     app = FastAPI(title="Transport Lab netem", lifespan=lifespan)
     lock = run_lock or RunLock()
@@ -85,6 +87,13 @@ def create_app(
     @app.get("/profile")
     def get_profile() -> dict[str, Any]:
         return controller.status()
+
+    @app.get("/fleet")
+    def get_fleet() -> dict[str, Any]:
+        """The emulated devices' addresses this sidecar put on the interface."""
+        if fleet is None:
+            raise HTTPException(404, "no device fleet configured")
+        return fleet.status()
 
     @app.get("/profile/history")
     def get_history() -> dict[str, Any]:
@@ -147,7 +156,7 @@ def create_app(
     @app.get("/metrics", response_class=PlainTextResponse)
     def get_metrics() -> PlainTextResponse:
         return PlainTextResponse(
-            metrics.render(controller, lock), media_type="text/plain; version=0.0.4"
+            metrics.render(controller, lock, fleet), media_type="text/plain; version=0.0.4"
         )
 
     return app

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
+from .fleet import SINGLE_DEVICE, Fleet, FleetError, parse_fleet
+
 ENGINES = ("auto", "tc", "nfq")
 MULTIPORT_MAX_PORTS = 15  # iptables multiport limit
 
@@ -27,6 +29,7 @@ class Settings:
     run_dir: Path = Path("/run/netem")
     state_file: Path = Path("/var/lib/netem/state.json")
     watchdog_interval_s: float = 5.0
+    fleet: Fleet = SINGLE_DEVICE
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Self:
@@ -45,6 +48,7 @@ class Settings:
             watchdog_interval_s=float(
                 env.get("NETEM_WATCHDOG_INTERVAL_S", defaults.watchdog_interval_s)
             ),
+            fleet=_fleet(env),
         )
         settings.validate()
         return settings
@@ -74,6 +78,14 @@ def parse_ports(text: str) -> tuple[int, ...]:
     if any(not 1 <= port <= 65535 for port in ports) or len(set(ports)) != len(ports):
         raise SettingsError(f"NETEM_PORTS must be distinct ports in 1..65535, got {text!r}")
     return ports
+
+
+def _fleet(env: Mapping[str, str]) -> Fleet:
+    # The device's own settings: the same two variables tell it which address is which device.
+    try:
+        return parse_fleet(env.get("DEVICE_FLEET_SIZE", "1"), env.get("DEVICE_FLEET_ADDRESSES", ""))
+    except FleetError as exc:
+        raise SettingsError(str(exc)) from exc
 
 
 def _int(env: Mapping[str, str], name: str, default: int) -> int:

@@ -2,6 +2,7 @@
 the delayer counters."""
 
 from .controller import Controller
+from .fleet import FleetAddresses
 from .lease import RunLock
 
 DELAYER_COUNTERS = {
@@ -24,7 +25,7 @@ def _labels(**labels: str) -> str:
     return "{" + ",".join(f'{key}="{_escape(value)}"' for key, value in labels.items()) + "}"
 
 
-def render(controller: Controller, run_lock: RunLock) -> str:
+def render(controller: Controller, run_lock: RunLock, fleet: FleetAddresses | None = None) -> str:
     lines: list[str] = []
 
     def gauge(
@@ -70,6 +71,16 @@ def render(controller: Controller, run_lock: RunLock) -> str:
         "1 while a run holds the lab's run lock.",
         [("", 1 if run_lock.holder() else 0)],
     )
+    if fleet is not None:
+        wanted = fleet.fleet.size if fleet.fleet.block is not None else 0
+        gauge(
+            "netem_fleet_addresses",
+            "Emulated devices' addresses on the interface, by state (wanted, missing).",
+            [
+                (_labels(state="wanted"), wanted),
+                (_labels(state="missing"), len(fleet.missing())),
+            ],
+        )
     gauge(
         "netem_watchdog_repairs_total",
         "Times the watchdog found rules missing and re-applied them.",

@@ -1,7 +1,10 @@
 """The HTTP API against an in-memory engine (the real engines are covered by the integration
 tests)."""
 
+import json
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from ipaddress import IPv4Network
 
 import pytest
 from fastapi.testclient import TestClient
@@ -10,6 +13,8 @@ from netem_ctl.api import create_app
 from netem_ctl.controller import Controller
 from netem_ctl.engines.base import Engine
 from netem_ctl.engines.detect import EngineChoice
+from netem_ctl.engines.runner import CommandRunner
+from netem_ctl.fleet import Fleet, FleetAddresses
 from netem_ctl.impairment import Impairment
 
 
@@ -127,3 +132,39 @@ def test_failed_apply_is_500_and_clears(controller, engine, profiles_file):
     assert response.status_code == 500
     assert "delayer died" in response.json()["detail"]
     assert engine.cleared == 1
+
+
+class FakeInterfaceRunner(CommandRunner):
+    """`ip -json addr show` answers with the lab address and the fleet's first device."""
+
+    def output(self, argv: Sequence[str]) -> str:
+        return json.dumps(
+            [
+                {
+                    "addr_info": [
+                        {"family": "inet", "local": "198.18.100.2", "prefixlen": 24},
+                        {"family": "inet", "local": "198.18.100.129", "prefixlen": 32},
+                    ]
+                }
+            ]
+        )
+
+
+def test_fleet_route_and_metrics(controller, profiles_file):
+    fleet = FleetAddresses(
+        FakeInterfaceRunner(), "eth0", Fleet(2, IPv4Network("198.18.100.128/25"))
+    )
+    client = TestClient(create_app(controller, profiles_file, fleet=fleet))
+    assert client.get("/fleet").json() == {
+        "size": 2,
+        "block": "198.18.100.128/25",
+        "addresses": ["198.18.100.129", "198.18.100.130"],
+        "missing": ["198.18.100.130"],
+    }
+    text = client.get("/metrics").text
+    assert 'netem_fleet_addresses{state="wanted"} 2' in text
+    assert 'netem_fleet_addresses{state="missing"} 1' in text
+
+
+def test_fleet_route_without_a_fleet(client):
+    assert client.get("/fleet").status_code == 404
