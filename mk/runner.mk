@@ -3,7 +3,7 @@
 BENCH_PLAN ?= nightly
 RUNNER_TEST_IMAGE ?= transport-lab/bench-runner-test:dev
 
-.PHONY: bench-matrix bench-smoke runner-test-image test-runner lint-runner test-sink-spool test-faults
+.PHONY: bench-matrix bench-smoke fleet-inventory bench-fleet runner-test-image test-runner lint-runner test-sink-spool test-faults
 
 runner-test-image: .env
 	$(TEST_COMPOSE) --profile tools build bench-runner
@@ -22,6 +22,13 @@ bench-matrix: .env ## Run a plan (BENCH_PLAN=nightly: every mode x client x prof
 	$(COMPOSE) run --rm bench-runner run --plan $(BENCH_PLAN) --run-id $$run_id || status=$$?; \
 	$(COMPOSE) run --rm bench-runner report $$run_id; exit $$status
 
+fleet-inventory: .env ## Write results/fleet.yaml: the lab's emulated devices (DEVICE_FLEET_SIZE), for --targets
+	$(COMPOSE) run --rm bench-runner inventory
+
+bench-fleet: fleet-inventory ## Every emulated device under PROFILE, each RTT-verified: make bench-fleet PROFILE=regional [MODES=...]
+	$(COMPOSE) run --rm bench-runner run --targets /results/fleet.yaml --profile $(PROFILE) \
+	  $(if $(ITERATIONS),--iterations $(ITERATIONS)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(MODES),--modes $(MODES))
+
 bench-smoke: .env ## Quick smoke plan: every mode and client at local, 3 iterations
 	$(COMPOSE) run --rm bench-runner run --plan smoke
 
@@ -29,17 +36,17 @@ bench-smoke: .env ## Quick smoke plan: every mode and client at local, 3 iterati
 # whose InfluxDB is stopped while the fastest modes run at `local`; every point the run reports
 # must be spooled and, after a replay, stored (bench-runner/tests/integration/).
 SPOOL_COMPOSE ?= $(COMPOSE) -p transport-lab-spool -f compose.yaml -f compose.test.yaml
-SPOOL_SUBNET ?= 198.18.102.0/24
+SPOOL_NET ?= 198.18.102
 
 test-sink-spool: build runner-test-image ## Stop InfluxDB, run, start it, replay: every reported point is stored
-	LAB_TEST_SUBNET=$(SPOOL_SUBNET) SPOOL_COMPOSE="$(SPOOL_COMPOSE)" \
+	LAB_TEST_NET=$(SPOOL_NET) SPOOL_COMPOSE="$(SPOOL_COMPOSE)" \
 	  bench-runner/tests/integration/spool_outage.sh
 
 # A fault never produces a number: an isolated lab (own project) where the device restarts
 # mid-mode and a second run meets a busy lab (bench-runner/tests/integration/faults.sh).
 FAULTS_COMPOSE ?= $(COMPOSE) -p transport-lab-faults -f compose.yaml -f compose.test.yaml
-FAULTS_SUBNET ?= 198.18.103.0/24
+FAULTS_NET ?= 198.18.103
 
 test-faults: build runner-test-image ## Restart the device mid-mode and start a second run on a busy lab: no number from either
-	LAB_TEST_SUBNET=$(FAULTS_SUBNET) FAULTS_COMPOSE="$(FAULTS_COMPOSE)" \
+	LAB_TEST_NET=$(FAULTS_NET) FAULTS_COMPOSE="$(FAULTS_COMPOSE)" \
 	  bench-runner/tests/integration/faults.sh

@@ -1,10 +1,12 @@
 """A run leaves netem's profile as it found it: read before the first change, applied back
 under the run's lease at the end, after a failure too (against the fake netem)."""
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from bench_runner.cli import EXIT_LAB_UNREACHABLE, EXIT_MODE_FAILED, app
@@ -114,3 +116,62 @@ def test_after_a_netem_restart_the_profile_is_restored_under_a_new_lease(
     assert exit_code == EXIT_MODE_FAILED
     assert netem.profile() == "campus"
     assert "netem: profile 'campus' restored" in output
+
+
+FLEET_RUN = ["run", "--no-sinks", "--modes", "https/keep-alive", "--iterations", "1"]
+FLEET_RUN += ["--warmup", "0", "--run-id"]
+
+
+def fleet_inventory(path: Path, lab: bool) -> Path:
+    inventory = path / "fleet.yaml"
+    inventory.write_text(
+        yaml.safe_dump(
+            {
+                "lab": lab,
+                "targets": [
+                    {"name": "lab-r1", "host": "127.0.0.1", "https_port": 9},
+                    {"name": "lab-r2", "host": "127.0.0.2", "https_port": 9},
+                ],
+            }
+        )
+    )
+    return inventory
+
+
+@pytest.mark.usefixtures("lab_env")
+def test_a_lab_fleet_is_measured_under_each_profile_applied_once(
+    netem: FakeNetem, tmp_path: Path
+) -> None:
+    netem.change("applied", "campus")
+    inventory = fleet_inventory(tmp_path, lab=True)
+    result = runner.invoke(
+        app, [*FLEET_RUN, "fleet", "--profile", "local,regional", "--targets", str(inventory)]
+    )
+    assert result.exit_code == EXIT_MODE_FAILED  # nothing answers on the devices' port
+    applied = [event["profile"] for event in netem.events if event["event"] == "applied"]
+    assert applied[-3:] == ["local", "regional", "campus"]  # the last: restored
+    runs = sorted(path.name for path in tmp_path.iterdir() if path.name.startswith("fleet-"))
+    assert runs == [
+        "fleet-local-lab-r1",
+        "fleet-local-lab-r2",
+        "fleet-regional-lab-r1",
+        "fleet-regional-lab-r2",
+    ]
+    document = json.loads((tmp_path / "fleet-regional-lab-r2" / "results.json").read_text())
+    assert document["profile"]["name"] == "regional"
+    assert document["target"]["name"] == "lab-r2"
+    # The RTT gate ran on that device's address and refused it (nothing listens there).
+    [mode] = document["modes"]
+    assert mode["rtt_check"]["applies"]
+    assert not mode["rtt_check"]["passed"]
+    assert "127.0.0.2" in mode["error_messages"][0]
+
+
+@pytest.mark.usefixtures("lab_env")
+def test_real_devices_leave_netem_alone(netem: FakeNetem, tmp_path: Path) -> None:
+    before = len(netem.events)
+    inventory = fleet_inventory(tmp_path, lab=False)
+    result = runner.invoke(app, [*FLEET_RUN, "real", "--targets", str(inventory)])
+    assert result.exit_code == EXIT_MODE_FAILED
+    assert len(netem.events) == before
+    assert netem.holder is None

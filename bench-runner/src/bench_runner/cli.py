@@ -26,6 +26,7 @@ from bench_runner.console import (
     report_table,
     runs_table,
 )
+from bench_runner.fleet import FleetError, fetch_fleet, inventory_yaml
 from bench_runner.lab_run import (
     LabInUseError,
     LabUnreachableError,
@@ -283,6 +284,31 @@ def profiles(
         console.print(yaml.safe_dump({"profiles": dumped}, sort_keys=False), end="")
     else:
         console.print(profiles_table(listed))
+
+
+@app.command()
+def inventory(
+    output: Annotated[
+        Path | None,
+        typer.Option(help="write the inventory here (default: RESULTS_DIR/fleet.yaml)"),
+    ] = None,
+) -> None:
+    """Write an inventory of the lab's emulated devices (the device's fleet), for --targets."""
+    settings = Settings()
+    try:
+        listing = fetch_fleet(settings)
+    except FleetError as exc:
+        raise _fail(f"the device's fleet: {exc}", EXIT_LAB_UNREACHABLE) from exc
+    path = output or settings.results_dir / "fleet.yaml"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(inventory_yaml(listing, settings, datetime.now(UTC)), encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"cannot write {path}: {exc}", EXIT_USAGE) from exc
+    console.print(
+        f"{len(listing.devices)} emulated device(s) in {settings.shown_path(path)}; "
+        f"measure them with: run --targets {path}"
+    )
 
 
 @app.command()

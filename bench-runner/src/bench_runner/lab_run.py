@@ -61,7 +61,7 @@ from bench_runner.runner import RunPlan, run_mode
 from bench_runner.settings import Settings
 from bench_runner.sinks.publish import publish_run
 from bench_runner.sinks.replay import replay_spool
-from bench_runner.targets import load_inventory
+from bench_runner.targets import Inventory, load_inventory
 
 
 class RunError(Exception):
@@ -90,17 +90,13 @@ class RunRequest:
     netem: bool
     """False for ``--netem none``: measure without impairment, never call netem."""
     targets: Path | None
-    """An inventory of real devices, measured instead of the emulator (netem not used)."""
+    """An inventory measured instead of the lab's device: real devices (netem not used), or
+    the lab's emulated fleet (``lab: true``, from ``bench-runner inventory``)."""
     publish: bool
     """Replay the spool first, feed InfluxDB and the Pushgateway (False: files only)."""
     wait_for_lab_s: float
     argv: list[str]
     """The command line, recorded in the manifest."""
-
-    @property
-    def sets_profile(self) -> bool:
-        """The run drives netem: under the lab's run lock, the profile restored at the end."""
-        return self.netem and self.targets is None
 
 
 @dataclass(frozen=True)
@@ -117,18 +113,30 @@ class Job:
     """netem profile to apply; None for a real target (no netem)."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class Lab:
     """netem as a run drives it: every change under the run lock this run holds."""
 
     netem: NetemClient
     lock: LabLock
     url: str
+    applied: NetemState | None = None
+    """What this run applied last: the next device of a fleet under the same profile
+    measures under it as it stands, no new generation in between."""
 
     def apply(self, profile: str) -> NetemState:
         try:
+            if self.applied is not None and self.applied.profile.name == profile:
+                now = self.netem.current()
+                same = (now.instance, now.generation) == (
+                    self.applied.instance,
+                    self.applied.generation,
+                )
+                if same:
+                    return now
             with console.status(f"applying netem profile {profile!r}"):
-                return self.netem.apply(profile, self.lock.lease)
+                self.applied = self.netem.apply(profile, self.lock.lease)
+                return self.applied
         except LabBusyError as exc:
             raise LabInUseError(f"the lab is not this run's: {exc}") from exc
         except (NetemError, httpx.HTTPError) as exc:
@@ -138,16 +146,20 @@ class Lab:
 def run(settings: Settings, request: RunRequest) -> bool:
     """Measure every job of ``request``; True when every mode of every job was ok."""
     selection = select(request.plan)
-    if not request.netem and request.targets is None and request.plan.profiles != [LOCAL_PROFILE]:
+    inventory = _inventory(request.targets)
+    on_lab = inventory is None or inventory.lab
+    if not request.netem and on_lab and request.plan.profiles != [LOCAL_PROFILE]:
         raise UsageError("--netem none measures without impairment; use --profile local")
-    if request.sets_profile and not settings.netem_url:
+    # The run drives netem: under the lab's run lock, the profile restored at the end.
+    sets_profile = request.netem and on_lab
+    if sets_profile and not settings.netem_url:
         raise UsageError("NETEM_URL is empty; set it, or pass --netem none to run without netem")
-    jobs = plan_jobs(settings, request)
+    jobs = plan_jobs(settings, request, inventory, sets_profile)
     if request.publish:
         print_deliveries(replay_spool(settings), settings.shown_path)
     references: dict[SeriesKey, tuple[str, float]] = {}
     all_ok = True
-    with _held_lab(settings, request, jobs[0].sweep) as lab:
+    with _held_lab(settings, request, jobs[0].sweep, sets_profile) as lab:
         for job in jobs:
             result = _run_job(settings, request, job, selection, lab, references)
             references.update(local_references(result))
@@ -172,53 +184,71 @@ def select(plan: Plan) -> Selection:
     return Selection(sweep_bulk_sizes(modes, plan.tunnel_bulk_sizes), selection.not_applicable)
 
 
-def plan_jobs(settings: Settings, request: RunRequest) -> list[Job]:
-    """One job per profile on the lab's device, or one per device of the inventory; run
-    ids get the profile's or the device's name when there are several."""
-    run_id = request.run_id
-    if request.targets is None:
-        target = _lab_target(settings)
-        info = TargetInfo(
-            host=target.host,
-            ssh_port=target.ssh_port,
-            https_port=target.https_port,
-            netconf_port=target.netconf_port,
-        )
-        profiles = request.plan.profiles
-        return [
-            Job(
-                run_id if len(profiles) == 1 else f"{run_id}-{profile}",
-                run_id,
-                target,
-                info,
-                settings.device_metrics_url,
-                profile,
-            )
-            for profile in profiles
-        ]
+def _inventory(path: Path | None) -> Inventory | None:
+    if path is None:
+        return None
     try:
-        inventory = load_inventory(request.targets)
-        specs = [(spec, spec.target()) for spec in inventory.targets]
+        return load_inventory(path)
     except PlanError as exc:
         raise UsageError(str(exc)) from exc
-    return [
-        Job(
-            run_id if len(specs) == 1 else f"{run_id}-{spec.name}",
-            run_id,
-            target,
-            TargetInfo(
-                host=spec.host,
-                ssh_port=spec.ssh_port,
-                https_port=spec.https_port,
-                netconf_port=spec.netconf_port,
-                name=spec.name,
-                platform=spec.platform,
-            ),
-            spec.metrics_url,
-            None,
-        )
-        for spec, target in specs
-    ]
+
+
+def plan_jobs(
+    settings: Settings, request: RunRequest, inventory: Inventory | None, sets_profile: bool
+) -> list[Job]:
+    """One job per profile and device: the lab's device, or each device of the inventory
+    (under every profile when they are the lab's, without netem when they are real). Run
+    ids get the profile's and the device's name when there are several."""
+    run_id = request.run_id
+    devices: list[tuple[Target, TargetInfo, str | None]]
+    if inventory is None:
+        target = _lab_target(settings)
+        devices = [
+            (
+                target,
+                TargetInfo(
+                    host=target.host,
+                    ssh_port=target.ssh_port,
+                    https_port=target.https_port,
+                    netconf_port=target.netconf_port,
+                ),
+                settings.device_metrics_url,
+            )
+        ]
+    else:
+        try:
+            devices = [
+                (
+                    spec.target(),
+                    TargetInfo(
+                        host=spec.host,
+                        ssh_port=spec.ssh_port,
+                        https_port=spec.https_port,
+                        netconf_port=spec.netconf_port,
+                        name=spec.name,
+                        platform=spec.platform,
+                    ),
+                    spec.metrics_url,
+                )
+                for spec in inventory.targets
+            ]
+        except PlanError as exc:
+            raise UsageError(str(exc)) from exc
+    profiles: list[str | None] = list(request.plan.profiles)
+    if not sets_profile:
+        # --netem none on the lab: unimpaired; real devices: whatever their network has.
+        on_lab = inventory is None or inventory.lab
+        profiles = [LOCAL_PROFILE] if on_lab else [None]
+    jobs = []
+    for profile in profiles:
+        for target, info, metrics_url in devices:
+            parts = [run_id]
+            if len(profiles) > 1 and profile is not None:
+                parts.append(profile)
+            if len(devices) > 1 and info.name:
+                parts.append(info.name)
+            jobs.append(Job("-".join(parts), run_id, target, info, metrics_url, profile))
+    return jobs
 
 
 def _lab_target(settings: Settings) -> Target:
@@ -235,11 +265,13 @@ def _lab_target(settings: Settings) -> Target:
 
 
 @contextmanager
-def _held_lab(settings: Settings, request: RunRequest, sweep: str) -> Iterator[Lab | None]:
-    """The lab held for a run that sets its profile (None for ``--netem none`` and
-    ``--targets``): its run lock taken, the profile it had read before the first change
-    and applied back at the end, whatever happened in between."""
-    if not request.sets_profile:
+def _held_lab(
+    settings: Settings, request: RunRequest, sweep: str, sets_profile: bool
+) -> Iterator[Lab | None]:
+    """The lab held for a run that sets its profile (None for ``--netem none`` and real
+    devices): its run lock taken, the profile it had read before the first change and
+    applied back at the end, whatever happened in between."""
+    if not sets_profile:
         yield None
         return
     lock = LabLock(

@@ -1,6 +1,7 @@
 """``--targets inventory.yaml``: real devices instead of the emulator.
 
 ```yaml
+lab: false                     # true: the lab's emulated devices (`bench-runner inventory`)
 targets:
   - name: edge-r1              # required, used in run ids
     host: 198.18.10.1          # required
@@ -14,7 +15,9 @@ targets:
 ```
 
 Credentials never live in the file: only the names of the environment variables that hold
-them.
+them. ``lab: true`` marks the lab's own emulated devices (one device container's fleet): the
+run then drives netem's profile, under the lab's run lock, and verifies the RTT on each
+device; real devices' latency is whatever their network has.
 """
 
 import os
@@ -61,6 +64,7 @@ class TargetSpec(BaseModel):
 class Inventory(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    lab: bool = False
     targets: list[TargetSpec] = Field(min_length=1)
 
 

@@ -1,0 +1,57 @@
+"""The lab's device container as a fleet (compose.test.yaml: DEVICE_FLEET_SIZE=3): netem puts
+every emulated device's address on the shared interface, `bench-runner inventory` lists them
+from the device, and a run over the inventory drives the profile and verifies the RTT on
+each device."""
+
+import json
+import subprocess
+from typing import Any
+
+import httpx
+import yaml
+
+from conftest import RESULTS_DIR, _run, _stamp
+
+FLEET_SIZE = 3
+NETEM_URL = "http://device:8181"
+
+
+def test_netem_carries_every_fleet_address() -> None:
+    fleet = httpx.get(f"{NETEM_URL}/fleet", timeout=10).json()
+    assert fleet["size"] == FLEET_SIZE
+    assert len(fleet["addresses"]) == FLEET_SIZE
+    assert fleet["missing"] == []
+
+
+def test_a_run_over_the_fleet_verifies_each_device() -> None:
+    inventory_file = RESULTS_DIR / "fleet.yaml"
+    listed = subprocess.run(
+        ["bench-runner", "inventory", "--output", str(inventory_file)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    inventory = yaml.safe_load(inventory_file.read_text())
+    assert inventory["lab"] is True
+    names = [target["name"] for target in inventory["targets"]]
+    assert names == [f"lab-r{k}" for k in range(1, FLEET_SIZE + 1)]
+
+    run_id = f"fleet-{_stamp()}"
+    proc = _run(
+        run_id,
+        *("--targets", str(inventory_file), "--profile", "regional", "--no-sinks"),
+        *("--modes", "https/keep-alive,ssh/reuse-conn", "--iterations", "3", "--warmup", "1"),
+    )
+    assert proc.returncode == 0
+    for target in inventory["targets"]:
+        results: dict[str, Any] = json.loads(
+            (RESULTS_DIR / f"{run_id}-{target['name']}" / "results.json").read_text()
+        )
+        assert results["profile"]["name"] == "regional"
+        assert results["target"]["host"] == target["host"]
+        for mode in results["modes"]:
+            assert mode["ok"], mode["error_messages"]
+            assert mode["rtt_check"]["passed"], mode["rtt_check"]
+            assert 30 <= mode["verified_rtt_ms"] <= 40, mode["verified_rtt_ms"]
