@@ -16,6 +16,8 @@ log() { echo "device entrypoint: $*" >&2; }
 : "${DEVICE_PLATFORM:=cisco_iosxe}"
 : "${DEVICE_NETCONF_BASE:=1.1}"
 : "${DEVICE_COMMAND_DELAY_MS:=0}"
+: "${DEVICE_FLEET_SIZE:=1}"
+: "${DEVICE_FLEET_ADDRESSES:=}"
 [[ -n "${DEVICE_USERNAME:-}" && -n "${DEVICE_PASSWORD:-}" ]] ||
     die "DEVICE_USERNAME and DEVICE_PASSWORD must be set (no default credentials are built in)"
 [[ "$DEVICE_USERNAME" =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] ||
@@ -32,6 +34,29 @@ log() { echo "device entrypoint: $*" >&2; }
 if ! [[ "$DEVICE_COMMAND_DELAY_MS" =~ ^[0-9]{1,5}$ ]] || (( 10#$DEVICE_COMMAND_DELAY_MS > 60000 )); then
     die "DEVICE_COMMAND_DELAY_MS must be 0..60000 (got '$DEVICE_COMMAND_DELAY_MS')"
 fi
+# The fleet: device k on the block's network address + k (emulator/README.md, Fleet). The
+# netem sidecar puts these addresses on eth0; the device only maps them. `device fleet`
+# checks the rest (the derived hostnames) once the settings are written.
+if ! [[ "$DEVICE_FLEET_SIZE" =~ ^[0-9]{1,3}$ ]] || (( 10#$DEVICE_FLEET_SIZE < 1 || 10#$DEVICE_FLEET_SIZE > 250 )); then
+    die "DEVICE_FLEET_SIZE must be 1..250 (got '$DEVICE_FLEET_SIZE')"
+fi
+DEVICE_FLEET_SIZE=$((10#$DEVICE_FLEET_SIZE))
+if [[ -z "$DEVICE_FLEET_ADDRESSES" ]]; then
+    (( DEVICE_FLEET_SIZE == 1 )) ||
+        die "DEVICE_FLEET_SIZE=$DEVICE_FLEET_SIZE needs DEVICE_FLEET_ADDRESSES, an IPv4 CIDR block such as 198.18.100.128/25"
+else
+    octet='(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])'
+    [[ "$DEVICE_FLEET_ADDRESSES" =~ ^$octet\.$octet\.$octet\.$octet/(3[0-2]|[12]?[0-9])$ ]] ||
+        die "DEVICE_FLEET_ADDRESSES must be an IPv4 CIDR block such as 198.18.100.128/25 (got '$DEVICE_FLEET_ADDRESSES')"
+    IFS=./ read -r a b c d bits <<<"$DEVICE_FLEET_ADDRESSES"
+    network=$(( (a << 24) | (b << 16) | (c << 8) | d ))
+    (( (network & ((1 << (32 - bits)) - 1)) == 0 )) ||
+        die "DEVICE_FLEET_ADDRESSES '$DEVICE_FLEET_ADDRESSES' is not a block's network address"
+    # The block's network and broadcast addresses are not hosts.
+    hosts=$(( (1 << (32 - bits)) - 2 ))
+    (( DEVICE_FLEET_SIZE <= hosts )) ||
+        die "DEVICE_FLEET_ADDRESSES $DEVICE_FLEET_ADDRESSES holds $(( hosts > 0 ? hosts : 0 )) devices, DEVICE_FLEET_SIZE is $DEVICE_FLEET_SIZE"
+fi
 
 # Secrets are created once per volume, never shipped in the image.
 generate_host_keys() {
@@ -46,15 +71,30 @@ generate_host_keys() {
     done
 }
 
+# The certificate names the device and every fleet address, so a verifying client can
+# connect to any emulated device by address. A certificate whose names differ from these
+# (the volume of another fleet or hostname) is replaced.
 generate_tls_certificate() {
+    local san="DNS:$DEVICE_HOSTNAME,DNS:localhost,IP:127.0.0.1" address
+    for address in "${fleet_addresses[@]}"; do
+        san+=",IP:$address"
+    done
     install -d -m 0700 "$STATE_DIR/tls"
-    if [[ ! -s "$STATE_DIR/tls/cert.pem" || ! -s "$STATE_DIR/tls/key.pem" ]]; then
-        log "generating self-signed TLS certificate for $DEVICE_HOSTNAME (EC P-256)"
-        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 \
-            -subj "/CN=$DEVICE_HOSTNAME" -addext "subjectAltName=DNS:$DEVICE_HOSTNAME,DNS:localhost,IP:127.0.0.1" \
-            -keyout "$STATE_DIR/tls/key.pem" -out "$STATE_DIR/tls/cert.pem" 2>/dev/null
-        chmod 0600 "$STATE_DIR/tls/key.pem"
+    if [[ -s "$STATE_DIR/tls/cert.pem" && -s "$STATE_DIR/tls/key.pem" ]] &&
+        [[ "$(certificate_names "$STATE_DIR/tls/cert.pem")" == "$san" ]]; then
+        return
     fi
+    log "generating self-signed TLS certificate for $DEVICE_HOSTNAME and ${#fleet_addresses[@]} fleet address(es) (EC P-256)"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 \
+        -subj "/CN=$DEVICE_HOSTNAME" -addext "subjectAltName=$san" \
+        -keyout "$STATE_DIR/tls/key.pem" -out "$STATE_DIR/tls/cert.pem" 2>/dev/null
+    chmod 0600 "$STATE_DIR/tls/key.pem"
+}
+
+# The subjectAltName of a certificate in -addext form: "DNS:a,DNS:b,IP:127.0.0.1".
+certificate_names() {
+    openssl x509 -in "$1" -noout -ext subjectAltName 2>/dev/null |
+        tail -n +2 | tr -d ' \n' | sed 's/IPAddress:/IP:/g'
 }
 
 # The device account logs in straight into the device CLI.
@@ -80,16 +120,32 @@ write_settings() {
   "config_socket": "$RUN_DIR/config.sock",
   "netconf_base": "$DEVICE_NETCONF_BASE",
   "command_delay_ms": $((10#$DEVICE_COMMAND_DELAY_MS)),
+  "fleet_size": $DEVICE_FLEET_SIZE,
+  "fleet_addresses": "$DEVICE_FLEET_ADDRESSES",
   "started_at": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 }
 JSON
     chmod 0644 "$SETTINGS_FILE"
 }
 
+# The fleet as the device reads it (index, name, address a line); this also checks what
+# the shell cannot, such as a derived hostname's length.
+read_fleet() {
+    local listing name address
+    listing=$(device fleet -settings "$SETTINGS_FILE") ||
+        die "DEVICE_HOSTNAME, DEVICE_FLEET_SIZE and DEVICE_FLEET_ADDRESSES do not make a fleet (see above)"
+    fleet_addresses=() fleet_names=()
+    while IFS=$'\t' read -r _ name address; do
+        fleet_names+=("$name")
+        [[ -z "$address" ]] || fleet_addresses+=("$address")
+    done <<<"$listing"
+}
+
+write_settings
+read_fleet
 generate_host_keys
 generate_tls_certificate
 create_device_user
-write_settings
 # A restarted container keeps /run: clear stale sockets and pid files.
 rm -rf "$RUN_DIR" /run/sshd.pid /run/nginx.pid
 install -d -m 0755 "$RUN_DIR" /run/sshd
@@ -112,7 +168,12 @@ env -u DEVICE_PASSWORD /usr/sbin/sshd -D -e -f /etc/ssh/sshd_config &
 pids+=($!)
 env -u DEVICE_PASSWORD nginx -c /etc/nginx/nginx.conf &
 pids+=($!)
-log "started device serve, sshd and nginx as $DEVICE_HOSTNAME ($DEVICE_PLATFORM)"
+if (( DEVICE_FLEET_SIZE == 1 )); then
+    log "started device serve, sshd and nginx as $DEVICE_HOSTNAME ($DEVICE_PLATFORM)"
+else
+    log "started device serve, sshd and nginx as a fleet of $DEVICE_FLEET_SIZE ($DEVICE_PLATFORM):" \
+        "${fleet_names[0]}..${fleet_names[-1]} on ${fleet_addresses[0]}..${fleet_addresses[-1]}"
+fi
 
 # Wait for the first child to exit; a trapped signal interrupts this wait.
 status=0

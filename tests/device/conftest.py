@@ -4,10 +4,14 @@ The tests run in the client image (tests/device/Dockerfile) on a private docker 
 two freshly started device containers (see mk/device.mk, target test-device):
   DEVICE_HOST    cisco_iosxe device, NETCONF base:1.1 offered
   DEVICE10_HOST  second device: DEVICE_PLATFORM=$DEVICE10_PLATFORM, NETCONF base:1.0 only
+  FLEET_HOST     a third container presenting FLEET_SIZE emulated devices on the addresses of
+                 FLEET_ADDRESSES (a netem sidecar puts them on its interface)
 """
 
+import ipaddress
 import os
 import socket
+import tempfile
 import time
 
 import pytest
@@ -19,6 +23,27 @@ HOST10 = os.environ.get("DEVICE10_HOST", "device10")
 PLATFORM10 = os.environ.get("DEVICE10_PLATFORM", "cisco_iosxe")
 HOSTNAME = os.environ.get("DEVICE_HOSTNAME", "lab-r1")
 HOSTNAME10 = os.environ.get("DEVICE10_HOSTNAME", "lab-r2")
+FLEET_HOST = os.environ.get("FLEET_HOST", "fleet")
+_FLEET_BLOCK = ipaddress.IPv4Network(os.environ.get("FLEET_ADDRESSES", "198.18.110.128/25"))
+FLEET = [(f"fleet-r{k}", str(_FLEET_BLOCK.network_address + k))
+         for k in range(1, int(os.environ.get("FLEET_SIZE", "3")) + 1)]
+"""(hostname, address) of each emulated device of the fleet container (hostname fleet-r1)."""
+
+
+SSH_OPTS = ["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
+            "-o", "PreferredAuthentications=password", "-o", "PubkeyAuthentication=no", "-o", "ConnectTimeout=10"]
+
+
+@pytest.fixture(scope="module")
+def askpass_env():
+    """OpenSSH reads the password from an askpass helper (no sshpass needed)."""
+    fd, path = tempfile.mkstemp(suffix=".sh")
+    with os.fdopen(fd, "w") as f:
+        f.write('#!/bin/sh\nprintf "%s\\n" "$DEVICE_PASSWORD"\n')
+    os.chmod(path, 0o700)
+    env = dict(os.environ, SSH_ASKPASS=path, SSH_ASKPASS_REQUIRE="force", DISPLAY=":0")
+    yield env
+    os.unlink(path)
 
 
 def _wait_port(host, port, deadline):
@@ -41,6 +66,6 @@ def _wait_port(host, port, deadline):
 @pytest.fixture(scope="session", autouse=True)
 def devices_up():
     deadline = time.monotonic() + 60
-    for host in (HOST, HOST10):
+    for host in (HOST, HOST10, FLEET_HOST, *(address for _, address in FLEET)):
         for port in (22, 830):
             _wait_port(host, port, deadline)

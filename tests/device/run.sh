@@ -2,29 +2,38 @@
 # Runs the device integration tests or benchmark in the real-client image against freshly started
 # device containers on a private docker network; everything is removed afterwards.
 #   tests/device/run.sh test [pytest args...]   two devices (cisco_iosxe base:1.1; $DEVICE10_PLATFORM base:1.0 only)
+#                                               and a fleet: one container, $FLEET_SIZE emulated devices
 #   tests/device/run.sh bench                   one device (memory limit BENCH_DEVICE_MEMORY); prints the figures
+#   tests/device/run.sh fleet-bench             a fleet of one and a fleet of $FLEET_SIZE (memory limit
+#                                               BENCH_FLEET_MEMORY); prints the figures
 set -euo pipefail
-mode=${1:?usage: run.sh test|bench [args...]}; shift
+mode=${1:?usage: run.sh test|bench|fleet-bench [args...]}; shift
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=${DEVICE_TEST_PREFIX:-transport-lab-device-test}-$mode
 image=${DEVICE_TEST_IMAGE:-transport-lab/device:dev}
 clients=${DEVICE_CLIENTS_IMAGE:-transport-lab/device-clients:dev}
-subnet=${DEVICE_TEST_SUBNET:-198.18.110.0/24}
+netem=${NETEM_IMAGE:-transport-lab/netem:dev}
+net=${DEVICE_TEST_NET:-198.18.110}
+fleet_size=${FLEET_SIZE:-3}
+[[ $mode == fleet-bench ]] && fleet_size=${FLEET_SIZE:-100}
 platform10=${DEVICE10_PLATFORM:-arista_eos}
 password=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
 containers=()
+devices=()
 cleanup() {
     docker rm -f "${containers[@]}" >/dev/null 2>&1 || true
     docker network rm "$prefix" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 cleanup
-docker network create --subnet "$subnet" "$prefix" >/dev/null
+# As compose's lab network: containers in the lower half, the fleet's addresses in the upper.
+docker network create --subnet "$net.0/24" --ip-range "$net.0/25" "$prefix" >/dev/null
 
 start_device() { # name alias hostname extra-args...
     local name=$prefix-$1 alias=$2 hostname=$3; shift 3
     containers+=("$name")
+    devices+=("$name")
     docker run -d --name "$name" --network "$prefix" --network-alias "$alias" --hostname "$hostname" \
         -e DEVICE_USERNAME=labops -e DEVICE_PASSWORD="$password" -e DEVICE_HOSTNAME="$hostname" "$@" "$image" >/dev/null
 }
@@ -33,10 +42,19 @@ start_device() { # name alias hostname extra-args...
 memory=1g
 [[ $mode == bench ]] && memory=${BENCH_DEVICE_MEMORY:-3g}
 start_device device device lab-r1 --memory "$memory"
-if [[ $mode == test ]]; then
-    start_device device10 device10 lab-r2 -e DEVICE_PLATFORM="$platform10" -e DEVICE_NETCONF_BASE=1.0
+[[ $mode == test ]] && start_device device10 device10 lab-r2 -e DEVICE_PLATFORM="$platform10" -e DEVICE_NETCONF_BASE=1.0
+if [[ $mode == test || $mode == fleet-bench ]]; then
+    fleet=(-e DEVICE_FLEET_SIZE="$fleet_size" -e DEVICE_FLEET_ADDRESSES="$net.128/25")
+    # A held SSH session costs ~4 MiB (emulator/README.md): 1000 of them need ~4 GiB.
+    fleet_memory=1g
+    [[ $mode == fleet-bench ]] && fleet_memory=${BENCH_FLEET_MEMORY:-6g}
+    start_device fleet fleet fleet-r1 --memory "$fleet_memory" "${fleet[@]}"
+    # The sidecar that puts the fleet's addresses on the shared interface, as in compose.
+    containers+=("$prefix-fleet-netem")
+    docker run -d --name "$prefix-fleet-netem" --network "container:$prefix-fleet" \
+        --cap-add NET_ADMIN --cap-add SYS_NICE -e NETEM_PROFILE=local "${fleet[@]}" "$netem" >/dev/null
 fi
-for c in "${containers[@]}"; do
+for c in "${devices[@]}"; do
     for i in $(seq 60); do
         docker exec "$c" device healthcheck -timeout 2s >/dev/null 2>&1 && break
         if [[ $i == 60 ]]; then docker logs "$c"; exit 1; fi
@@ -46,13 +64,16 @@ done
 
 run_clients() {
     docker run --rm --network "$prefix" -v "$here:/tests:ro" -e DEVICE_USERNAME=labops -e DEVICE_PASSWORD="$password" \
-        -e DEVICE10_PLATFORM="$platform10" --ulimit nofile=8192:8192 "$@"
+        -e DEVICE10_PLATFORM="$platform10" -e FLEET_SIZE="$fleet_size" -e FLEET_ADDRESSES="$net.128/25" \
+        --ulimit nofile=8192:8192 "$@"
 }
 status=0
 case $mode in
     test)  run_clients "$clients" -v "$@" /tests || status=$? ;;
     bench) run_clients -e BENCH_SESSIONS="${BENCH_SESSIONS:-500}" -e BENCH_SECONDS="${BENCH_SECONDS:-10}" \
                --entrypoint python3 "$clients" /tests/bench_device.py || status=$? ;;
+    fleet-bench) run_clients -e BENCH_SESSIONS="${BENCH_SESSIONS:-1000}" -e BENCH_SECONDS="${BENCH_SECONDS:-10}" \
+               --entrypoint python3 "$clients" /tests/bench_fleet.py || status=$? ;;
     *) echo "unknown mode $mode" >&2; exit 2 ;;
 esac
 if [[ $status -ne 0 ]]; then docker logs --tail=60 "$prefix-device" 2>&1; fi

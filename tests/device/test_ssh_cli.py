@@ -1,34 +1,15 @@
 """SSH CLI with unmodified real clients: OpenSSH, asyncssh, paramiko, netmiko, scrapli."""
 
 import asyncio
-import os
-import re
 import subprocess
-import tempfile
 import time
 
 import asyncssh
 import paramiko
-import pytest
 from netmiko import ConnectHandler
 from scrapli.driver.core import IOSXEDriver
 
-from conftest import HOST, HOSTNAME, PASSWORD, USERNAME
-
-SSH_OPTS = ["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
-            "-o", "PreferredAuthentications=password", "-o", "PubkeyAuthentication=no", "-o", "ConnectTimeout=10"]
-
-
-@pytest.fixture(scope="module")
-def askpass_env():
-    """OpenSSH reads the password from an askpass helper (no sshpass needed)."""
-    fd, path = tempfile.mkstemp(suffix=".sh")
-    with os.fdopen(fd, "w") as f:
-        f.write('#!/bin/sh\nprintf "%s\\n" "$DEVICE_PASSWORD"\n')
-    os.chmod(path, 0o700)
-    env = dict(os.environ, SSH_ASKPASS=path, SSH_ASKPASS_REQUIRE="force", DISPLAY=":0")
-    yield env
-    os.unlink(path)
+from conftest import HOST, HOSTNAME, PASSWORD, SSH_OPTS, USERNAME
 
 
 def openssh(env, *args, stdin=None, timeout=30):

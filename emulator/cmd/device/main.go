@@ -6,6 +6,7 @@
 //	                    shell "-device-shell" or as "device-shell")
 //	device netconf      the sshd NETCONF subsystem (relays to the daemon)
 //	device healthcheck  exit 0 when sshd, nginx and metrics answer
+//	device fleet        print the emulated devices: index, name, address
 //	device version      print the emulator version
 package main
 
@@ -20,7 +21,7 @@ import (
 	"transportlab/emulator/internal/version"
 )
 
-const usage = `usage: device serve|shell|netconf|healthcheck|version [flags]
+const usage = `usage: device serve|shell|netconf|healthcheck|fleet|version [flags]
        device-shell [-c "commands"]`
 
 func main() {
@@ -52,6 +53,8 @@ func run(args []string) int {
 		return runNetconf(*settingsPath)
 	case "healthcheck":
 		return runHealthcheck(args[2:])
+	case "fleet":
+		return runFleet(args[2:])
 	case "version":
 		fmt.Println(version.Version)
 		return 0

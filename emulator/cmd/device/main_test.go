@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"transportlab/emulator/internal/configdb"
 	"transportlab/emulator/internal/settings"
 )
 
@@ -14,7 +15,12 @@ import (
 const shippedTranscripts = "../../../transcripts"
 
 func TestShippedTranscriptsAnswerTheRunnerCommands(t *testing.T) {
-	e, err := newEngine(settings.Settings{Hostname: "edge-7", Platform: "cisco_iosxe", TranscriptsDir: shippedTranscripts}, nil)
+	// The interfaces of "show interfaces" are those of the seeded store.
+	store, err := configdb.Seeded("cisco_iosxe", "edge-7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := newEngine(settings.Settings{Hostname: "edge-7", Platform: "cisco_iosxe", TranscriptsDir: shippedTranscripts}, store)
 	if err != nil {
 		t.Fatal(err)
 	}

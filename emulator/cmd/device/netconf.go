@@ -17,7 +17,8 @@ import (
 const netconfSubsystem = "/usr/local/bin/device netconf"
 
 // runNetconf is the sshd subsystem process: it relays the SSH channel
-// (stdin/stdout) to the daemon's NETCONF socket.
+// (stdin/stdout) to the daemon's NETCONF socket, for the device of the
+// fleet whose address the client connected to.
 func runNetconf(settingsPath string) int {
 	s, err := settings.Load(settingsPath)
 	if err != nil {
@@ -35,7 +36,8 @@ func runNetconf(settingsPath string) int {
 		fmt.Fprintf(os.Stderr, "netconf: device not ready: %v\n", err)
 		return 1
 	}
-	if err := subsystem.Relay(conn.(*net.UnixConn), os.Stdin, os.Stdout); err != nil {
+	device := deviceOfConnection(s.Fleet, os.Getenv("SSH_CONNECTION"))
+	if err := subsystem.Relay(conn.(*net.UnixConn), device.Index, os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "netconf: %v\n", err)
 		return 1
 	}

@@ -69,20 +69,28 @@ func serve(o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	// One configuration store for every transport: the NETCONF running
-	// datastore (also RESTCONF's), seen as CLI lines by the command engine
-	// of the HTTPS API here and of SSH shells through the config socket.
-	config, err := configdb.Seeded(s.Platform, s.Hostname)
+	// One configuration store per emulated device, shared by every
+	// transport: the device's NETCONF running datastore (also RESTCONF's),
+	// seen as CLI lines by the command engine of the HTTPS API here and of
+	// SSH shells through the config socket. One engine serves them all.
+	var names []string
+	for _, d := range s.Fleet.Devices() {
+		names = append(names, d.Name)
+	}
+	configs, err := configdb.SeededFleet(s.Platform, names)
 	if err != nil {
 		return err
 	}
-	store := config.Datastore()
-	e, err := newEngine(s, config)
+	// NETCONF's interface counters grow from the boot time the CLI uses.
+	for _, config := range configs {
+		config.SetBootTime(s.StartedAt)
+	}
+	e, err := newEngine(s, configs[0])
 	if err != nil {
 		return err
 	}
 	info := metrics.ProbeVersions(version.Version, s.Platform, s.Hostname)
-	m := metrics.New(o.sources, info)
+	m := metrics.New(o.sources, info, names)
 
 	eventListener, err := events.Listen(s.EventsSocket)
 	if err != nil {
@@ -116,20 +124,31 @@ func serve(o serveOptions) error {
 		return fmt.Errorf("tunnel target listener: %w", err)
 	}
 
-	rc := restconf.New(store, map[string]string{configdb.NativeModule: configdb.NativeNS})
-	apiServer := &http.Server{Handler: api.NewHandler(e, creds, m, rc), ReadHeaderTimeout: 10 * time.Second,
+	devices := api.Fleet{Platform: s.Platform, Plan: s.Fleet}
+	for _, config := range configs {
+		devices.Devices = append(devices.Devices, api.Device{Config: config,
+			RESTCONF: restconf.New(config.Datastore(), map[string]string{configdb.NativeModule: configdb.NativeNS})})
+	}
+	apiHandler, err := api.NewHandler(e, creds, m, devices)
+	if err != nil {
+		return err
+	}
+	apiServer := &http.Server{Handler: apiHandler, ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout: 120 * time.Second} // longer than nginx's upstream keepalive_timeout
 	metricsServer := &http.Server{Handler: m.Handler(info), ReadHeaderTimeout: 10 * time.Second}
 	tunnelServer := &http.Server{Handler: tunnel.Handler(), ReadHeaderTimeout: 10 * time.Second}
 
 	failed := make(chan error, 6)
-	go func() { failed <- configdb.Serve(configListener, config) }()
+	go func() { failed <- configdb.Serve(configListener, configs) }()
 	go func() { failed <- tunnelServer.Serve(tunnelListener) }()
-	go func() { failed <- subsystem.NewServer(store, s.NetconfBase == "1.1", m, o.log).Serve(netconfListener) }()
+	go func() {
+		failed <- subsystem.NewServer(configs, s.NetconfBase == "1.1", m, o.log).Serve(netconfListener)
+	}()
 	go func() { failed <- apiServer.Serve(apiListener) }()
 	go func() { failed <- metricsServer.Serve(metricsListener) }()
-	go func() { failed <- eventListener.Serve(sshEventHandler(m), m.MalformedEvent) }()
-	o.log.Info("device ready", "hostname", s.Hostname, "platform", s.Platform, "version", version.Version,
+	go func() { failed <- eventListener.Serve(sshEventHandler(m, s.Fleet.Size()), m.MalformedEvent) }()
+	o.log.Info("device ready", "hostname", s.Hostname, "fleet_size", s.Fleet.Size(), "fleet_addresses", s.FleetAddresses,
+		"platform", s.Platform, "version", version.Version,
 		"api_socket", o.apiSocket, "netconf_socket", s.NetconfSocket, "config_socket", s.ConfigSocket, "netconf_base", s.NetconfBase, "metrics", o.metricsAddr, "tunnel_target", o.tunnelAddr)
 
 	stop := make(chan os.Signal, 1)
@@ -151,20 +170,21 @@ func serve(o serveOptions) error {
 	return result
 }
 
-// sshEventHandler turns events from SSH shell processes into metrics.
-func sshEventHandler(m *metrics.Metrics) func(events.Event) {
+// sshEventHandler turns events from SSH shell processes on the devices of
+// a fleet of fleetSize into metrics.
+func sshEventHandler(m *metrics.Metrics, fleetSize int) func(events.Event) {
 	return func(ev events.Event) {
-		if ev.Transport != metrics.TransportSSH || ev.PID <= 0 {
+		if ev.Transport != metrics.TransportSSH || ev.PID <= 0 || ev.Device < 1 || ev.Device > fleetSize {
 			m.MalformedEvent()
 			return
 		}
 		switch ev.Kind {
 		case events.SessionOpen:
-			m.SSHSessionOpened(ev.PID)
+			m.SSHSessionOpened(ev.PID, ev.Device)
 		case events.SessionClose:
 			m.SSHSessionClosed(ev.PID)
 		case events.Command:
-			m.CommandServed(metrics.TransportSSH, ev.Error)
+			m.CommandServed(metrics.TransportSSH, ev.Device, ev.Error)
 		default:
 			m.MalformedEvent()
 		}

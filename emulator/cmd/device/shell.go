@@ -36,8 +36,11 @@ func runShell(args []string) int {
 		fmt.Fprintf(os.Stderr, "%% Device not ready: %v\n", err)
 		return 1
 	}
-	// Configuration lives in the daemon, shared with every transport.
-	config := configdb.NewClient(s.ConfigSocket, s.Hostname)
+	// The session is on the device of the fleet whose address the client
+	// connected to. Its configuration lives in the daemon, shared with
+	// every transport.
+	device := deviceOfConnection(s.Fleet, os.Getenv("SSH_CONNECTION"))
+	config := configdb.NewClient(s.ConfigSocket, device.Index, device.Name)
 	defer config.Close()
 	e, err := newEngine(s, config)
 	if err != nil {
@@ -47,7 +50,7 @@ func runShell(args []string) int {
 
 	emitter := events.Dial(s.EventsSocket)
 	defer emitter.Close()
-	reporter := &eventReporter{emitter: emitter, pid: os.Getpid()}
+	reporter := &eventReporter{emitter: emitter, pid: os.Getpid(), device: device.Index}
 	mode := "pty"
 	if exec {
 		mode = "exec"
@@ -87,13 +90,15 @@ func interactive(e *engine.Engine, recorder cli.Recorder) error {
 type eventReporter struct {
 	emitter *events.Emitter
 	pid     int
+	device  int
 }
 
 func (r *eventReporter) session(kind events.Kind, mode string) {
-	r.emitter.Emit(events.Event{Kind: kind, Transport: metrics.TransportSSH, Mode: mode, PID: r.pid})
+	r.emitter.Emit(events.Event{Kind: kind, Transport: metrics.TransportSSH, Mode: mode, PID: r.pid, Device: r.device})
 }
 
 // CommandServed implements cli.Recorder.
 func (r *eventReporter) CommandServed(result engine.Result) {
-	r.emitter.Emit(events.Event{Kind: events.Command, Transport: metrics.TransportSSH, PID: r.pid, Error: string(result.Err)})
+	r.emitter.Emit(events.Event{Kind: events.Command, Transport: metrics.TransportSSH, PID: r.pid, Device: r.device,
+		Error: string(result.Err)})
 }

@@ -4,6 +4,7 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 
 	"transportlab/emulator/internal/engine"
@@ -11,7 +12,7 @@ import (
 
 // Recorder receives what the API serves; *metrics.Metrics implements it.
 type Recorder interface {
-	CommandServed(transport, errorKind string)
+	CommandServed(transport string, device int, errorKind string)
 	APIRequest(route string, code int)
 	AuthFailed(transport string)
 }
@@ -19,11 +20,13 @@ type Recorder interface {
 // MaxBodyBytes bounds a configuration upload (nginx enforces the same).
 const MaxBodyBytes = 1 << 20
 
-// Server answers API requests against one engine.
+// Server answers API requests against one engine, for every device of a
+// fleet.
 type Server struct {
 	engine   *engine.Engine
 	creds    Credentials
 	recorder Recorder
+	fleet    Fleet
 }
 
 // NewHandler returns the API routes:
@@ -31,20 +34,28 @@ type Server struct {
 //	GET  /healthz              "ok", no authentication
 //	GET  /admin/exec/{cmds...} exec commands, one per path segment
 //	POST /admin/config         configuration lines in a text/plain body
+//	GET  /admin/fleet          the emulated devices, JSON: {"platform":"cisco_iosxe",
+//	                           "devices":[{"index":1,"name":"lab-r1","address":"198.18.100.129"}, ...]}
 //	GET  /bulk/{size}          10M, 100M or 1G bytes: the tunnel target's payloads, direct
-//	/restconf/...              the restconf handler, when not nil
-func NewHandler(e *engine.Engine, creds Credentials, recorder Recorder, restconf http.Handler) http.Handler {
-	s := &Server{engine: e, creds: creds, recorder: recorder}
+//	/restconf/...              the device's RESTCONF handler
+//
+// Exec, configuration and RESTCONF requests are for the device on the
+// address the client connected to (DeviceAddressHeader); bulk payloads
+// are shared.
+func NewHandler(e *engine.Engine, creds Credentials, recorder Recorder, fleet Fleet) (http.Handler, error) {
+	if len(fleet.Devices) != fleet.Plan.Size() || len(fleet.Devices) == 0 {
+		return nil, fmt.Errorf("api: %d device states for a fleet of %d", len(fleet.Devices), fleet.Plan.Size())
+	}
+	s := &Server{engine: e, creds: creds, recorder: recorder, fleet: fleet}
 	mux := http.NewServeMux()
 	mux.Handle("GET /healthz", s.counted("healthz", http.HandlerFunc(handleHealth)))
 	mux.Handle("GET /admin/exec/", s.counted("exec", s.authenticated(http.HandlerFunc(s.handleExec))))
 	mux.Handle("POST /admin/config", s.counted("config", s.authenticated(http.HandlerFunc(s.handleConfig))))
+	mux.Handle("GET /admin/fleet", s.counted("fleet", s.authenticated(http.HandlerFunc(s.handleFleet))))
 	mux.Handle("GET /bulk/{size}", s.counted("bulk", s.authenticated(http.HandlerFunc(handleBulk))))
-	if restconf != nil {
-		mux.Handle("/restconf/", s.counted("restconf", s.authenticated(restconf)))
-		mux.Handle("/.well-known/host-meta", s.counted("restconf", restconf))
-	}
-	return mux
+	mux.Handle("/restconf/", s.counted("restconf", s.authenticated(http.HandlerFunc(s.handleRESTCONF))))
+	mux.Handle("/.well-known/host-meta", s.counted("restconf", http.HandlerFunc(s.handleRESTCONF)))
+	return mux, nil
 }
 
 func handleHealth(w http.ResponseWriter, _ *http.Request) {

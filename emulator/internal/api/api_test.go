@@ -10,21 +10,24 @@ import (
 	"time"
 
 	"transportlab/emulator/internal/engine"
+	"transportlab/emulator/internal/fleet"
 )
 
 // recorder counts what the handler reports.
 type recorder struct {
 	mu           sync.Mutex
 	commands     int
+	devices      map[int]int // commands per device
 	errors       []string
 	requests     map[string]int
 	authFailures int
 }
 
-func (r *recorder) CommandServed(_, errorKind string) {
+func (r *recorder) CommandServed(_ string, device int, errorKind string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.commands++
+	r.devices[device]++
 	if errorKind != "" {
 		r.errors = append(r.errors, errorKind)
 	}
@@ -43,6 +46,17 @@ func (r *recorder) AuthFailed(string) {
 }
 
 func newTestServer(t *testing.T) (*httptest.Server, *recorder) {
+	t.Helper()
+	plan, err := fleet.New("lab-r1", 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newFleetServer(t, Fleet{Platform: "cisco_iosxe", Plan: plan,
+		Devices: []Device{{Config: engine.NewMemoryStore("lab-r1"), RESTCONF: http.NotFoundHandler()}}})
+}
+
+// newFleetServer serves f with a small engine and a pinned clock.
+func newFleetServer(t *testing.T, f Fleet) (*httptest.Server, *recorder) {
 	t.Helper()
 	var transcripts []engine.Transcript
 	for cmd, body := range map[string]string{
@@ -63,8 +77,12 @@ func newTestServer(t *testing.T) (*httptest.Server, *recorder) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{requests: map[string]int{}}
-	srv := httptest.NewServer(NewHandler(e, Credentials{Username: "labops", Password: "s3cret"}, rec, http.NotFoundHandler()))
+	rec := &recorder{requests: map[string]int{}, devices: map[int]int{}}
+	handler, err := NewHandler(e, Credentials{Username: "labops", Password: "s3cret"}, rec, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
 	return srv, rec
 }

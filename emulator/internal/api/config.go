@@ -33,7 +33,8 @@ func (s *Server) handleConfig(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	session := s.engine.NewSession(false)
+	device, state := s.deviceFor(r)
+	session := s.engine.NewSessionOn(state.Config, false)
 	var out strings.Builder
 	lines := append([]string{"configure terminal"}, strings.Split(string(body), "\n")...)
 	for _, line := range lines {
@@ -42,7 +43,7 @@ func (s *Server) handleConfig(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		result := session.Execute(line)
-		s.recorder.CommandServed("https", string(result.Err))
+		s.recorder.CommandServed("https", device, string(result.Err))
 		out.WriteString(result.Output)
 		switch {
 		case result.Err == engine.ErrInternal:

@@ -21,11 +21,12 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusBadRequest, "% "+err.Error()+"\n")
 		return
 	}
-	session := s.engine.NewSession(false)
+	device, state := s.deviceFor(r)
+	session := s.engine.NewSessionOn(state.Config, false)
 	var out strings.Builder
 	for _, command := range commands {
 		result := session.Execute(command)
-		s.recorder.CommandServed("https", string(result.Err))
+		s.recorder.CommandServed("https", device, string(result.Err))
 		switch {
 		case result.Err == engine.ErrInternal:
 			writeText(w, http.StatusInternalServerError, result.Output)

@@ -26,8 +26,10 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"transportlab/emulator/internal/engine"
+	"transportlab/emulator/internal/ifstate"
 	"transportlab/emulator/internal/netconf/datastore"
 	"transportlab/emulator/internal/netconf/rpc"
 	"transportlab/emulator/internal/netconf/xmltree"
@@ -58,13 +60,39 @@ type Store struct {
 	// ifaceExtra holds unmapped sub-mode lines per interface, keyed by
 	// canonical "interface TYPENUM".
 	ifaceExtra map[string][]string
+	// booted is when the device started: interface counters grow from it.
+	booted time.Time
 }
 
 var _ engine.ConfigStore = (*Store)(nil)
 
-// New wraps ds; hostname is shown while the tree holds no hostname.
+// New wraps ds; hostname is shown while the tree holds no hostname. The
+// store becomes the source of ds's operational state: the interfaces of
+// its configuration with their state and counters (internal/ifstate), as
+// the device has been up since now (SetBootTime changes that).
 func New(ds *datastore.Store, hostname string) *Store {
-	return &Store{ds: ds, fallback: hostname, global: engine.NewMemoryStore(hostname), ifaceExtra: map[string][]string{}}
+	s := &Store{ds: ds, fallback: hostname, global: engine.NewMemoryStore(hostname), ifaceExtra: map[string][]string{},
+		booted: time.Now()}
+	ds.SetState(s.state)
+	return s
+}
+
+// SetBootTime sets when the device started, so counters reported over
+// NETCONF and RESTCONF match those the CLI computes from the same time.
+func (s *Store) SetBootTime(t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.booted = t
+}
+
+// state is the operational data of the device's interfaces.
+func (s *Store) state() []*xmltree.Node {
+	lines, _ := s.Lines()
+	s.mu.Lock()
+	booted := s.booted
+	s.mu.Unlock()
+	states := ifstate.Snapshot(ifstate.FromRunningConfig(lines), time.Since(booted))
+	return []*xmltree.Node{ifstate.InterfacesState(states, booted)}
 }
 
 // Hostname implements engine.ConfigStore.

@@ -54,13 +54,21 @@ func TestIOSXESeed(t *testing.T) {
 	}
 }
 
-func TestAristaSeedIsEmpty(t *testing.T) {
+func TestAristaSeed(t *testing.T) {
 	s, err := Seeded("arista_eos", "edge-8")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lines, err := s.Lines(); err != nil || len(lines) != 0 {
-		t.Errorf("lines %q, %v", lines, err)
+	lines, err := s.Lines()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "interface Ethernet1\n description uplink to core\n ip address 198.18.10.2/24\n no switchport\n!\n" +
+		"interface Ethernet2\n description lab access\n ip address 198.18.20.2/24\n no switchport\n!\n" +
+		"interface Ethernet3\n shutdown\n!\ninterface Loopback0\n ip address 198.19.255.2/32\n!\n" +
+		"interface Management1\n ip address 198.18.100.12/24\n!\n"
+	if got := strings.Join(lines, "\n") + "\n"; got != want {
+		t.Errorf("lines:\n%s\nwant:\n%s", got, want)
 	}
 }
 

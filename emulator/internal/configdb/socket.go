@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"time"
@@ -13,19 +14,24 @@ import (
 
 // The socket protocol: one JSON object per line in each direction, one
 // response per request, in order, on a connection a shell keeps for its
-// session.
+// session. Every request names the emulated device of the fleet whose
+// store it is for, by index ("device": 1..N; absent means 1): the shell
+// serves the device whose address its SSH client connected to.
 //
-//	{"op":"hostname"}                           -> {"hostname":"lab-r1"}
-//	{"op":"apply","block":"","line":"hostname x"} -> {"hostname":"x"}
-//	{"op":"lines"}                              -> {"hostname":"x","lines":["interface ...", ...]}
+//	{"device":2,"op":"hostname"}                           -> {"hostname":"lab-r2"}
+//	{"device":2,"op":"apply","block":"","line":"hostname x"} -> {"hostname":"x"}
+//	{"device":2,"op":"lines"}                              -> {"hostname":"x","lines":["interface ...", ...]}
 //
 // A refused line or a failed request answers {"hostname":...,"error":"text"}
-// (device wording, shown after "% "). Every response carries the hostname,
-// which the client keeps for when the daemon cannot be reached.
+// (device wording, shown after "% "). Every response carries the device's
+// hostname, which the client keeps for when the daemon cannot be reached;
+// a malformed request, or one for a device the fleet does not have,
+// answers an error and no hostname.
 type request struct {
-	Op    string `json:"op"`
-	Block string `json:"block,omitempty"`
-	Line  string `json:"line,omitempty"`
+	Device int    `json:"device,omitempty"`
+	Op     string `json:"op"`
+	Block  string `json:"block,omitempty"`
+	Line   string `json:"line,omitempty"`
 }
 
 type response struct {
@@ -37,9 +43,10 @@ type response struct {
 // MaxRequest bounds one request line (a configuration line is far shorter).
 const MaxRequest = 1 << 20
 
-// Serve answers requests on ln with store until ln is closed. Open
-// connections live as long as their shells and end with the process.
-func Serve(ln net.Listener, store engine.ConfigStore) error {
+// Serve answers requests on ln with the stores of fleet until ln is
+// closed. Open connections live as long as their shells and end with the
+// process.
+func Serve(ln net.Listener, fleet Fleet) error {
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
@@ -50,42 +57,50 @@ func Serve(ln net.Listener, store engine.ConfigStore) error {
 		}
 		go func() {
 			defer conn.Close()
-			serveConn(conn, store)
+			serveConn(conn, fleet)
 		}()
 	}
 }
 
-func serveConn(conn net.Conn, store engine.ConfigStore) {
+func serveConn(conn net.Conn, fleet Fleet) {
 	scanner := bufio.NewScanner(conn)
 	scanner.Buffer(make([]byte, 4096), MaxRequest)
 	enc := json.NewEncoder(conn)
 	for scanner.Scan() {
-		var req request
-		var resp response
-		if err := json.Unmarshal(scanner.Bytes(), &req); err != nil {
-			resp.Error = "Malformed configuration request"
-		} else {
-			switch req.Op {
-			case "hostname":
-			case "apply":
-				if err := store.Apply(req.Block, req.Line); err != nil {
-					resp.Error = err.Error()
-				}
-			case "lines":
-				lines, err := store.Lines()
-				if err != nil {
-					resp.Error = err.Error()
-				}
-				resp.Lines = lines
-			default:
-				resp.Error = "Unknown configuration request"
-			}
-		}
-		resp.Hostname = store.Hostname()
-		if enc.Encode(resp) != nil {
+		if enc.Encode(answer(scanner.Bytes(), fleet)) != nil {
 			return
 		}
 	}
+}
+
+// answer handles one request line.
+func answer(line []byte, fleet Fleet) response {
+	req := request{Device: 1}
+	if err := json.Unmarshal(line, &req); err != nil {
+		return response{Error: "Malformed configuration request"}
+	}
+	store, ok := fleet.Device(req.Device)
+	if !ok {
+		return response{Error: fmt.Sprintf("Unknown device %d", req.Device)}
+	}
+	var resp response
+	switch req.Op {
+	case "hostname":
+	case "apply":
+		if err := store.Apply(req.Block, req.Line); err != nil {
+			resp.Error = err.Error()
+		}
+	case "lines":
+		lines, err := store.Lines()
+		if err != nil {
+			resp.Error = err.Error()
+		}
+		resp.Lines = lines
+	default:
+		resp.Error = "Unknown configuration request"
+	}
+	resp.Hostname = store.Hostname()
+	return resp
 }
 
 // ErrUnavailable is what a shell shows when the daemon does not answer.
@@ -98,6 +113,7 @@ var ErrUnavailable = errors.New("Configuration database is not available; try ag
 // and a broken connection is redialled once per request.
 type Client struct {
 	path    string
+	device  int
 	Timeout time.Duration
 
 	mu       sync.Mutex
@@ -108,10 +124,10 @@ type Client struct {
 
 var _ engine.ConfigStore = (*Client)(nil)
 
-// NewClient talks to the socket at path; hostname is shown until the
-// daemon has answered.
-func NewClient(path, hostname string) *Client {
-	return &Client{path: path, Timeout: 2 * time.Second, hostname: hostname}
+// NewClient talks to the socket at path about the store of device (the
+// fleet index, 1..N); hostname is shown until the daemon has answered.
+func NewClient(path string, device int, hostname string) *Client {
+	return &Client{path: path, device: device, Timeout: 2 * time.Second, hostname: hostname}
 }
 
 // Close drops the connection.
@@ -133,6 +149,7 @@ func (c *Client) drop() error {
 func (c *Client) call(req request) (response, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	req.Device = c.device
 	payload, err := json.Marshal(req)
 	if err != nil {
 		return response{}, err
@@ -142,7 +159,9 @@ func (c *Client) call(req request) (response, error) {
 		reused := c.conn != nil
 		resp, err := c.roundTrip(payload)
 		if err == nil {
-			c.hostname = resp.Hostname
+			if resp.Hostname != "" {
+				c.hostname = resp.Hostname
+			}
 			if resp.Error != "" {
 				return resp, errors.New(resp.Error)
 			}

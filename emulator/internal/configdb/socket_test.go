@@ -34,9 +34,9 @@ func TestShellAndDaemonShareOneStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- Serve(ln, store) }()
+	go func() { done <- Serve(ln, Fleet{store}) }()
 
-	client := NewClient(sock, "lab-r1")
+	client := NewClient(sock, 1, "lab-r1")
 	defer client.Close()
 	shell := testEngine(t, client).NewSession(true)
 	for _, line := range []string{"configure terminal", "interface GigabitEthernet2", "description uplink", "exit", "hostname edge-1"} {
@@ -71,7 +71,7 @@ func TestShellAndDaemonShareOneStore(t *testing.T) {
 // TestShellWithoutDaemon: no socket means device-style errors, the last
 // known hostname in the prompt, and no waiting.
 func TestShellWithoutDaemon(t *testing.T) {
-	client := NewClient(filepath.Join(t.TempDir(), "absent.sock"), "lab-r1")
+	client := NewClient(filepath.Join(t.TempDir(), "absent.sock"), 1, "lab-r1")
 	s := testEngine(t, client).NewSession(false)
 	start := time.Now()
 	if r := s.Execute("configure terminal"); !r.OK() {
@@ -102,7 +102,7 @@ func TestStalledDaemonTimesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	client := NewClient(sock, "lab-r1")
+	client := NewClient(sock, 1, "lab-r1")
 	client.Timeout = 100 * time.Millisecond
 	defer client.Close()
 	start := time.Now()
@@ -120,17 +120,23 @@ func TestStalledDaemonTimesOut(t *testing.T) {
 func TestMalformedRequests(t *testing.T) {
 	store, _ := newStore(t)
 	a, b := net.Pipe()
-	go serveConn(a, store)
+	go serveConn(a, Fleet{store})
 	defer b.Close()
 	b.SetDeadline(time.Now().Add(5 * time.Second))
 	buf := make([]byte, 512)
-	for req, want := range map[string]string{"nonsense\n": "Malformed", `{"op":"drop"}` + "\n": "Unknown"} {
-		if _, err := b.Write([]byte(req)); err != nil {
+	for _, c := range []struct{ req, want string }{
+		{"nonsense\n", `{"hostname":"","error":"Malformed configuration request"}`},
+		{`{"op":"drop"}` + "\n", `{"hostname":"lab-r1","error":"Unknown configuration request"}`},
+		{`{"device":2,"op":"hostname"}` + "\n", `{"hostname":"","error":"Unknown device 2"}`},
+		{`{"device":0,"op":"hostname"}` + "\n", `{"hostname":"","error":"Unknown device 0"}`},
+		{`{"op":"hostname"}` + "\n", `{"hostname":"lab-r1"}`},
+	} {
+		if _, err := b.Write([]byte(c.req)); err != nil {
 			t.Fatal(err)
 		}
 		n, err := b.Read(buf)
-		if err != nil || !strings.Contains(string(buf[:n]), want) || !strings.Contains(string(buf[:n]), `"hostname":"lab-r1"`) {
-			t.Errorf("%q: %q %v", req, buf[:n], err)
+		if err != nil || strings.TrimSpace(string(buf[:n])) != c.want {
+			t.Errorf("%q: %q %v, want %s", c.req, buf[:n], err, c.want)
 		}
 	}
 }

@@ -121,7 +121,7 @@ func setHostname(s *Session, args []string) Result {
 // apply records a configuration line in the engine's store; a store that
 // refuses it (or cannot be reached) gives a device-style error.
 func (s *Session) apply(block, line string) Result {
-	if err := s.engine.config.Apply(block, line); err != nil {
+	if err := s.config.Apply(block, line); err != nil {
 		return Result{Output: "% " + err.Error() + "\n", Err: ErrConfig}
 	}
 	return Result{}
@@ -135,7 +135,7 @@ func runExecFromConfig(s *Session, args []string) Result {
 	}
 	trimmed := strings.TrimRight(s.line, " \t")
 	blanked := strings.Repeat(" ", len(trimmed)-len(args[0])) + args[0]
-	return s.run(s.engine.execRoot, blanked)
+	return s.runExec(blanked)
 }
 
 // executeSubMode handles a line inside a sub-mode. Only the exact words

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"transportlab/emulator/internal/ifstate"
 )
 
 // Options describe the emulated device.
@@ -29,8 +31,9 @@ type Options struct {
 // "terminal length" changes it (as on IOS and EOS).
 const DefaultTerminalLength = 24
 
-// Engine holds the command grammar and the shared configuration. It is safe
-// for concurrent use by many sessions.
+// Engine holds the command grammar and the default configuration store. It
+// is safe for concurrent use by many sessions. One engine serves every
+// device of a fleet: a session is on one device's store (NewSessionOn).
 type Engine struct {
 	opts        Options
 	platform    *platform
@@ -97,6 +100,8 @@ const (
 // sub-mode block being edited. A Session is not safe for concurrent use.
 type Session struct {
 	engine *Engine
+	// config is the store of the device the session is on.
+	config ConfigStore
 	echoed bool
 	mode   mode
 	// subPrompt ("config-if") and subHeader ("interface Loopback0") describe
@@ -115,7 +120,14 @@ type Session struct {
 // decides where the "^" of an invalid-input error goes.
 // Interactive sessions page their output at DefaultTerminalLength lines.
 func (e *Engine) NewSession(echoed bool) *Session {
-	s := &Session{engine: e, echoed: echoed}
+	return e.NewSessionOn(e.config, echoed)
+}
+
+// NewSessionOn starts a session like NewSession on another device's
+// configuration store: its hostname, configuration mode and
+// running-config, with the engine's grammar and transcripts.
+func (e *Engine) NewSessionOn(config ConfigStore, echoed bool) *Session {
+	s := &Session{engine: e, config: config, echoed: echoed}
 	if echoed {
 		s.length = DefaultTerminalLength
 	}
@@ -127,7 +139,7 @@ func (s *Session) TerminalLength() int { return s.length }
 
 // Prompt is the IOS prompt for the current mode, e.g. "lab-r1(config)#".
 func (s *Session) Prompt() string {
-	host := s.engine.config.Hostname()
+	host := s.config.Hostname()
 	switch s.mode {
 	case modeConfig:
 		return host + "(config)#"
@@ -151,15 +163,23 @@ func (s *Session) Execute(line string) Result {
 	if d := s.engine.opts.CommandDelay; d > 0 {
 		time.Sleep(d)
 	}
+	if len(line) > MaxLineLength {
+		return Result{Output: fmt.Sprintf("%% Command line too long (%d bytes; the limit is %d)\n", len(line), MaxLineLength),
+			Err: ErrInvalidInput}
+	}
 	switch s.mode {
 	case modeConfig:
 		return s.run(s.engine.configRoot, line)
 	case modeSubConfig:
 		return s.executeSubMode(line)
 	default:
-		return s.run(s.engine.execRoot, line)
+		return s.runExec(line)
 	}
 }
+
+// MaxLineLength bounds one command line in bytes, whichever transport
+// brings it (the PTY line editor's buffer has the same size).
+const MaxLineLength = 4096
 
 func (s *Session) run(root *node, line string) Result {
 	p, perr := root.parse(line)
@@ -169,22 +189,46 @@ func (s *Session) run(root *node, line string) Result {
 	return p.run(s, p.args)
 }
 
+// runExec runs an exec command and its output modifiers. The command is
+// checked before the modifiers, as the device reads the line left to
+// right.
+func (s *Session) runExec(line string) Result {
+	pipe := findPipe(line)
+	if pipe < 0 {
+		return s.run(s.engine.execRoot, line)
+	}
+	p, perr := s.engine.execRoot.parse(line[:pipe])
+	if perr == nil {
+		var mods []modifier
+		if mods, perr = s.parseModifiers(line, pipe); perr == nil {
+			r := p.run(s, p.args)
+			if r.OK() {
+				r.Output = filter(r.Output, mods)
+			}
+			return r
+		}
+	}
+	return s.errorResult(s.line, perr)
+}
+
 func (s *Session) render(t Transcript) Result {
 	var lines []string
 	if t.usesConfig {
 		var err error
-		if lines, err = s.engine.config.Lines(); err != nil {
+		if lines, err = s.config.Lines(); err != nil {
 			return Result{Output: "% " + err.Error() + "\n", Err: ErrConfig}
 		}
 	}
 	now := s.engine.opts.Now()
+	uptime := now.Sub(s.engine.opts.StartedAt)
 	data := TemplateData{
-		Hostname:    s.engine.config.Hostname(),
+		Hostname:    s.config.Hostname(),
 		Platform:    s.engine.opts.Platform,
 		Version:     s.engine.opts.Version,
-		Uptime:      formatUptime(now.Sub(s.engine.opts.StartedAt)),
+		Uptime:      formatUptime(uptime),
 		Clock:       formatClock(now),
 		ConfigLines: lines,
+		Interfaces:  ifstate.Snapshot(ifstate.FromRunningConfig(lines), uptime),
 		Now:         now.UTC(),
 	}
 	var b strings.Builder

@@ -24,6 +24,13 @@ type platform struct {
 	invalid func(line, word string, index, column int, prompt string, echoed bool) string
 	// ambiguous renders an ambiguous-command error.
 	ambiguous func(line string) string
+	// modifiers are the output filters accepted after "|" (modifiers.go).
+	modifiers []string
+	// chainedPipes: a later "|" starts another filter (EOS); IOS takes one
+	// "|", and the rest of the line is its regular expression.
+	chainedPipes bool
+	// regex turns a filter's expression into RE2 syntax.
+	regex func(expr string) string
 }
 
 // Platforms lists the supported DEVICE_PLATFORM values.
@@ -60,6 +67,8 @@ var iosxe = &platform{
 	ambiguous: func(line string) string {
 		return fmt.Sprintf("%% Ambiguous command: %q\n", strings.TrimSpace(line))
 	},
+	modifiers: []string{"begin", "count", "exclude", "include", "section"},
+	regex:     iosRegex,
 }
 
 // eos follows Arista EOS: no caret, the token is named instead; interface
@@ -84,6 +93,11 @@ var eos = &platform{
 		return fmt.Sprintf("%% Invalid input (at token %d: '%s')\n", index, word)
 	},
 	ambiguous: func(string) string { return "% Ambiguous command\n" },
+	// EOS has no "count" (its pipes also take Linux filters such as
+	// "wc -l", which are not emulated).
+	modifiers:    []string{"begin", "exclude", "include", "section"},
+	chainedPipes: true,
+	regex:        func(expr string) string { return expr },
 }
 
 // eosShortInterface abbreviates "Ethernet1" to "Et1", "Loopback0" to "Lo0".

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/template"
 	"time"
+
+	"transportlab/emulator/internal/ifstate"
 )
 
 // Transcript is the canned output of one exec command.
@@ -15,8 +17,8 @@ type Transcript struct {
 	// Command is the full command, e.g. "show ip interface brief".
 	Command  string
 	template *template.Template
-	// usesConfig: the template shows .ConfigLines, so rendering it asks
-	// the configuration store (others never do).
+	// usesConfig: the template shows .ConfigLines or .Interfaces, so
+	// rendering it asks the configuration store (others never do).
 	usesConfig bool
 }
 
@@ -36,12 +38,20 @@ func ParseTranscript(command, body string) (Transcript, error) {
 	if err != nil {
 		return Transcript{}, fmt.Errorf("transcript %q: %w", command, err)
 	}
-	sample := TemplateData{Hostname: "sample", Platform: "sample", Version: "sample", Uptime: "1 minute", Clock: "sample", ConfigLines: []string{"sample"}, Now: time.Unix(0, 0).UTC()}
+	sample := TemplateData{Hostname: "sample", Platform: "sample", Version: "sample", Uptime: "1 minute", Clock: "sample",
+		ConfigLines: []string{"sample"}, Interfaces: sampleInterfaces, Now: time.Unix(0, 0).UTC()}
 	if err := tmpl.Execute(&strings.Builder{}, sample); err != nil {
 		return Transcript{}, fmt.Errorf("transcript %q: %w", command, err)
 	}
-	return Transcript{Command: command, template: tmpl, usesConfig: strings.Contains(body, ".ConfigLines")}, nil
+	return Transcript{Command: command, template: tmpl,
+		usesConfig: strings.Contains(body, ".ConfigLines") || strings.Contains(body, ".Interfaces")}, nil
 }
+
+// sampleInterfaces cover every kind of interface a template may treat
+// differently: up with an address, shut down, a loopback.
+var sampleInterfaces = ifstate.Snapshot(ifstate.FromRunningConfig([]string{
+	"interface Ethernet1", " description sample", " ip address 192.0.2.1 255.255.255.0",
+	"interface Ethernet2", " shutdown", "interface Loopback0", " ip address 192.0.2.9/32"}), time.Minute)
 
 // LoadTranscripts reads every *.txt file of dir, sorted by command.
 func LoadTranscripts(dir string) ([]Transcript, error) {
@@ -83,6 +93,10 @@ type TemplateData struct {
 	// what maps to CLI lines), in running-config form (sub-mode lines
 	// indented by one space).
 	ConfigLines []string
+	// Interfaces are the interfaces of ConfigLines with their state and
+	// counters at this moment of the device's uptime (internal/ifstate),
+	// as "show interfaces" lists them.
+	Interfaces []ifstate.State
 	// Now is the current time in UTC, for platform-specific clock formats
 	// ({{.Now.Format "Mon Jan _2 15:04:05 2006"}}).
 	Now time.Time

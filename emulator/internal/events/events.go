@@ -31,6 +31,9 @@ type Event struct {
 	// PID identifies the session; the daemon also uses it to notice
 	// sessions whose process died without a close event.
 	PID int `json:"pid"`
+	// Device is the emulated device of the fleet the session is on (its
+	// index, 1..N).
+	Device int `json:"device"`
 	// Error is the engine error kind of a failed command, empty on success.
 	Error string `json:"error,omitempty"`
 }

@@ -19,7 +19,7 @@ func TestEmitReachesListener(t *testing.T) {
 
 	e := Dial(path)
 	defer e.Close()
-	want := Event{Kind: Command, Transport: "ssh", PID: 42, Error: "ambiguous"}
+	want := Event{Kind: Command, Transport: "ssh", PID: 42, Device: 7, Error: "ambiguous"}
 	e.Emit(want)
 	e.conn.Write([]byte("not json"))
 	select {

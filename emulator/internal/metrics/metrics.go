@@ -26,24 +26,32 @@ type Sources struct {
 // concurrent use.
 type Metrics struct {
 	registry      *prometheus.Registry
+	devices       []string
 	ssh           *sshSessions
-	netconf       *counterPair
+	netconf       *deviceSessions
 	commands      *prometheus.CounterVec
+	deviceCmds    *prometheus.CounterVec
 	commandErrors *prometheus.CounterVec
 	apiRequests   *prometheus.CounterVec
 	authFailures  *prometheus.CounterVec
 	badEvents     prometheus.Counter
 }
 
-// New registers every device metric on a fresh registry.
-func New(src Sources, info VersionInfo) *Metrics {
+// New registers every device metric on a fresh registry. devices names
+// the emulated devices of the fleet (device k at k-1, at most
+// fleet.MaxSize): the "device" label of the per-device series.
+func New(src Sources, info VersionInfo, devices []string) *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
-		ssh:      newSSHSessions(),
-		netconf:  &counterPair{},
+		devices:  devices,
+		ssh:      newSSHSessions(len(devices)),
+		netconf:  newDeviceSessions(len(devices)),
 		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "device_commands_total", Help: "Commands executed, per transport.",
 		}, []string{"transport"}),
+		deviceCmds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "device_fleet_commands_total", Help: "Commands executed, per transport and emulated device of the fleet.",
+		}, []string{"transport", "device"}),
 		commandErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "device_command_errors_total", Help: "Commands rejected (invalid, ambiguous, incomplete), per transport.",
 		}, []string{"transport", "kind"}),
@@ -62,22 +70,33 @@ func New(src Sources, info VersionInfo) *Metrics {
 		ConstLabels: prometheus.Labels{"version": info.DeviceVersion, "platform": info.Platform, "hostname": info.Hostname},
 	})
 	buildInfo.Set(1)
+	fleetSize := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "device_fleet_size", Help: "Emulated devices this container presents.",
+	})
+	fleetSize.Set(float64(len(devices)))
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.commands, m.commandErrors, m.apiRequests, m.authFailures, m.badEvents, buildInfo,
+		m.commands, m.deviceCmds, m.commandErrors, m.apiRequests, m.authFailures, m.badEvents, buildInfo, fleetSize,
 		newCgroupCollector(src.CgroupRoot),
-		newSessionsCollector(m.ssh, m.netconf, newNginxStatusClient(src.NginxStatusSocket)),
+		newSessionsCollector(m.ssh, m.netconf, newNginxStatusClient(src.NginxStatusSocket), devices),
 	)
 	for _, transport := range []string{TransportSSH, TransportHTTPS, TransportNETCONF} {
 		m.commands.WithLabelValues(transport) // export zeros before the first command
+		for _, name := range devices {
+			m.deviceCmds.WithLabelValues(transport, name)
+		}
 	}
 	return m
 }
 
-// CommandServed counts one executed command; errorKind is empty on success.
-func (m *Metrics) CommandServed(transport, errorKind string) {
+// CommandServed counts one executed command on device (the fleet index);
+// errorKind is empty on success.
+func (m *Metrics) CommandServed(transport string, device int, errorKind string) {
 	m.commands.WithLabelValues(transport).Inc()
+	if device >= 1 && device <= len(m.devices) {
+		m.deviceCmds.WithLabelValues(transport, m.devices[device-1]).Inc()
+	}
 	if errorKind != "" {
 		m.commandErrors.WithLabelValues(transport, errorKind).Inc()
 	}
@@ -93,17 +112,19 @@ func (m *Metrics) AuthFailed(transport string) {
 	m.authFailures.WithLabelValues(transport).Inc()
 }
 
-// SSHSessionOpened records a shell session identified by its process.
-func (m *Metrics) SSHSessionOpened(pid int) { m.ssh.add(pid) }
+// SSHSessionOpened records a shell session on device, identified by its
+// process.
+func (m *Metrics) SSHSessionOpened(pid, device int) { m.ssh.add(pid, device) }
 
 // SSHSessionClosed records the end of a shell session.
 func (m *Metrics) SSHSessionClosed(pid int) { m.ssh.remove(pid) }
 
-// NetconfSessionOpened records a NETCONF session served by the daemon.
-func (m *Metrics) NetconfSessionOpened() { m.netconf.open() }
+// NetconfSessionOpened records a NETCONF session on device served by the
+// daemon.
+func (m *Metrics) NetconfSessionOpened(device int) { m.netconf.open(device) }
 
-// NetconfSessionClosed records the end of a NETCONF session.
-func (m *Metrics) NetconfSessionClosed() { m.netconf.close() }
+// NetconfSessionClosed records the end of a NETCONF session on device.
+func (m *Metrics) NetconfSessionClosed(device int) { m.netconf.close(device) }
 
 // MalformedEvent counts an undecodable event datagram.
 func (m *Metrics) MalformedEvent() { m.badEvents.Inc() }

@@ -55,17 +55,19 @@ func TestCgroupV2AndV1(t *testing.T) {
 }
 
 func TestSSHSessionsPruneDeadProcesses(t *testing.T) {
-	s := newSSHSessions()
+	s := newSSHSessions(2)
 	dead := map[int]bool{}
 	s.alive = func(pid int) bool { return !dead[pid] }
-	s.add(10)
-	s.add(11)
-	s.add(11)
+	s.add(10, 1)
+	s.add(11, 2)
+	s.add(11, 2)
 	s.remove(10)
 	dead[11] = true
-	s.add(12)
-	if open, opened := s.counts(); open != 1 || opened != 3 {
-		t.Fatalf("open %v opened %v", open, opened)
+	s.add(12, 2)
+	s.add(13, 3) // not a device of the fleet: counted in all only
+	open, openOn, opened, openedOn := s.counts()
+	if open != 2 || opened != 4 || openOn[0] != 0 || openOn[1] != 1 || openedOn[0] != 1 || openedOn[1] != 2 {
+		t.Fatalf("open %v %v opened %v %v", open, openOn, opened, openedOn)
 	}
 }
 
@@ -74,14 +76,14 @@ func TestMetricsEndpoint(t *testing.T) {
 	writeFile(t, filepath.Join(root, "cpu.stat"), "usage_usec 1000000\n")
 	writeFile(t, filepath.Join(root, "memory.current"), "4096\n")
 	info := VersionInfo{DeviceVersion: "test", Platform: "cisco_iosxe", Hostname: "lab-r1"}
-	m := New(Sources{CgroupRoot: root, NginxStatusSocket: filepath.Join(root, "no-nginx.sock")}, info)
-	m.CommandServed(TransportSSH, "")
-	m.CommandServed(TransportHTTPS, "invalid_input")
-	m.SSHSessionOpened(os.Getpid())
-	m.NetconfSessionOpened()
-	m.NetconfSessionOpened()
-	m.NetconfSessionClosed()
-	m.CommandServed(TransportNETCONF, "operation-not-supported")
+	m := New(Sources{CgroupRoot: root, NginxStatusSocket: filepath.Join(root, "no-nginx.sock")}, info, []string{"lab-r1", "lab-r2"})
+	m.CommandServed(TransportSSH, 1, "")
+	m.CommandServed(TransportHTTPS, 2, "invalid_input")
+	m.SSHSessionOpened(os.Getpid(), 2)
+	m.NetconfSessionOpened(1)
+	m.NetconfSessionOpened(2)
+	m.NetconfSessionClosed(1)
+	m.CommandServed(TransportNETCONF, 2, "operation-not-supported")
 
 	srv := httptest.NewServer(m.Handler(info))
 	defer srv.Close()
@@ -97,6 +99,17 @@ func TestMetricsEndpoint(t *testing.T) {
 		`device_container_memory_bytes 4096`,
 		`device_collect_errors_total{source="cgroup"} 0`,
 		`device_collect_errors_total{source="nginx"} 1`,
+		`device_fleet_size 2`,
+		`device_fleet_commands_total{device="lab-r1",transport="ssh"} 1`,
+		`device_fleet_commands_total{device="lab-r2",transport="ssh"} 0`,
+		`device_fleet_commands_total{device="lab-r2",transport="https"} 1`,
+		`device_fleet_commands_total{device="lab-r2",transport="netconf"} 1`,
+		`device_fleet_sessions_open{device="lab-r1",transport="ssh"} 0`,
+		`device_fleet_sessions_open{device="lab-r2",transport="ssh"} 1`,
+		`device_fleet_sessions_open{device="lab-r1",transport="netconf"} 0`,
+		`device_fleet_sessions_open{device="lab-r2",transport="netconf"} 1`,
+		`device_fleet_sessions_total{device="lab-r1",transport="netconf"} 1`,
+		`device_fleet_sessions_total{device="lab-r2",transport="ssh"} 1`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q", want)

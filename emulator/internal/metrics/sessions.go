@@ -8,26 +8,48 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// sshSessions tracks open SSH sessions by the PID of their shell process.
-// A shell killed by a dropped connection never sends its close event, so
-// sessions whose process is gone are pruned at every scrape.
+// perDevice holds one count per emulated device (device k at k-1); a
+// device outside the fleet is counted in no element.
+type perDevice []float64
+
+func (p perDevice) add(device int, v float64) {
+	if device >= 1 && device <= len(p) {
+		p[device-1] += v
+	}
+}
+
+func (p perDevice) sum() float64 {
+	total := 0.0
+	for _, v := range p {
+		total += v
+	}
+	return total
+}
+
+// sshSessions tracks open SSH sessions by the PID of their shell process,
+// with the device each is on. A shell killed by a dropped connection never
+// sends its close event, so sessions whose process is gone are pruned at
+// every scrape.
 type sshSessions struct {
 	mu     sync.Mutex
-	open   map[int]struct{}
+	open   map[int]int // pid -> device
 	alive  func(pid int) bool
 	opened float64
+	// openedOn counts opened sessions per device.
+	openedOn perDevice
 }
 
-func newSSHSessions() *sshSessions {
-	return &sshSessions{open: map[int]struct{}{}, alive: processAlive}
+func newSSHSessions(devices int) *sshSessions {
+	return &sshSessions{open: map[int]int{}, alive: processAlive, openedOn: make(perDevice, devices)}
 }
 
-func (s *sshSessions) add(pid int) {
+func (s *sshSessions) add(pid, device int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, known := s.open[pid]; !known {
-		s.open[pid] = struct{}{}
+		s.open[pid] = device
 		s.opened++
+		s.openedOn.add(device, 1)
 	}
 }
 
@@ -37,16 +59,20 @@ func (s *sshSessions) remove(pid int) {
 	delete(s.open, pid)
 }
 
-// counts prunes dead sessions and returns (open now, opened ever).
-func (s *sshSessions) counts() (float64, float64) {
+// counts prunes dead sessions and returns the sessions open now (in all,
+// and per device) and opened ever (in all, and per device).
+func (s *sshSessions) counts() (open float64, openOn perDevice, opened float64, openedOn perDevice) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for pid := range s.open {
+	openOn = make(perDevice, len(s.openedOn))
+	for pid, device := range s.open {
 		if !s.alive(pid) {
 			delete(s.open, pid)
+			continue
 		}
+		openOn.add(device, 1)
 	}
-	return float64(len(s.open)), s.opened
+	return float64(len(s.open)), openOn, s.opened, append(perDevice(nil), s.openedOn...)
 }
 
 // processAlive uses signal 0, which checks existence without delivering.
@@ -54,50 +80,64 @@ func processAlive(pid int) bool {
 	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
-// counterPair counts sessions the daemon serves itself (NETCONF).
-type counterPair struct {
-	mu           sync.Mutex
-	openNow, all float64
+// deviceSessions counts sessions the daemon serves itself (NETCONF), per
+// device.
+type deviceSessions struct {
+	mu             sync.Mutex
+	openNow, total perDevice
 }
 
-func (c *counterPair) open() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.openNow++
-	c.all++
+func newDeviceSessions(devices int) *deviceSessions {
+	return &deviceSessions{openNow: make(perDevice, devices), total: make(perDevice, devices)}
 }
 
-func (c *counterPair) close() {
+func (c *deviceSessions) open(device int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.openNow--
+	c.openNow.add(device, 1)
+	c.total.add(device, 1)
 }
 
-func (c *counterPair) counts() (float64, float64) {
+func (c *deviceSessions) close(device int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.openNow, c.all
+	c.openNow.add(device, -1)
+}
+
+func (c *deviceSessions) counts() (openOn, openedOn perDevice) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append(perDevice(nil), c.openNow...), append(perDevice(nil), c.total...)
 }
 
 // sessionsCollector reports sessions per transport from their sources: the
-// SSH tracker and nginx's connection counters.
+// SSH tracker, the NETCONF counts and nginx's connection counters; and per
+// device where the source knows the device (SSH, NETCONF; nginx's counters
+// are the server's).
 type sessionsCollector struct {
-	ssh          *sshSessions
-	netconf      *counterPair
-	nginx        *nginxStatusClient
-	open, opened *prometheus.Desc
-	nginxErrors  *collectErrors
+	ssh                      *sshSessions
+	netconf                  *deviceSessions
+	nginx                    *nginxStatusClient
+	devices                  []string
+	open, opened             *prometheus.Desc
+	deviceOpen, deviceOpened *prometheus.Desc
+	nginxErrors              *collectErrors
 }
 
-func newSessionsCollector(ssh *sshSessions, netconf *counterPair, nginx *nginxStatusClient) *sessionsCollector {
+func newSessionsCollector(ssh *sshSessions, netconf *deviceSessions, nginx *nginxStatusClient, devices []string) *sessionsCollector {
 	return &sessionsCollector{
 		ssh:     ssh,
 		netconf: netconf,
 		nginx:   nginx,
+		devices: devices,
 		open: prometheus.NewDesc("device_sessions_open",
 			"Open management sessions (SSH: shell sessions; NETCONF: subsystem sessions; HTTPS: client connections to nginx).", []string{"transport"}, nil),
 		opened: prometheus.NewDesc("device_sessions_total",
 			"Management sessions opened since start.", []string{"transport"}, nil),
+		deviceOpen: prometheus.NewDesc("device_fleet_sessions_open",
+			"Open SSH and NETCONF sessions per emulated device of the fleet.", []string{"transport", "device"}, nil),
+		deviceOpened: prometheus.NewDesc("device_fleet_sessions_total",
+			"SSH and NETCONF sessions opened since start per emulated device of the fleet.", []string{"transport", "device"}, nil),
 		nginxErrors: newCollectErrors("nginx"),
 	}
 }
@@ -105,22 +145,33 @@ func newSessionsCollector(ssh *sshSessions, netconf *counterPair, nginx *nginxSt
 func (c *sessionsCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.open
 	ch <- c.opened
+	ch <- c.deviceOpen
+	ch <- c.deviceOpened
 	ch <- c.nginxErrors.desc
 }
 
 func (c *sessionsCollector) Collect(ch chan<- prometheus.Metric) {
-	open, opened := c.ssh.counts()
-	ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, open, "ssh")
-	ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, opened, "ssh")
-	open, opened = c.netconf.counts()
-	ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, open, TransportNETCONF)
-	ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, opened, TransportNETCONF)
+	open, openOn, opened, openedOn := c.ssh.counts()
+	ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, open, TransportSSH)
+	ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, opened, TransportSSH)
+	c.perDevice(ch, TransportSSH, openOn, openedOn)
+	openOn, openedOn = c.netconf.counts()
+	ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, openOn.sum(), TransportNETCONF)
+	ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, openedOn.sum(), TransportNETCONF)
+	c.perDevice(ch, TransportNETCONF, openOn, openedOn)
 	status, err := c.nginx.fetch()
 	if err != nil {
 		c.nginxErrors.failed()
 	} else {
-		ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, status.active, "https")
-		ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, status.accepted, "https")
+		ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, status.active, TransportHTTPS)
+		ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, status.accepted, TransportHTTPS)
 	}
 	ch <- c.nginxErrors.metric()
+}
+
+func (c *sessionsCollector) perDevice(ch chan<- prometheus.Metric, transport string, openOn, openedOn perDevice) {
+	for k, name := range c.devices {
+		ch <- prometheus.MustNewConstMetric(c.deviceOpen, prometheus.GaugeValue, openOn[k], transport, name)
+		ch <- prometheus.MustNewConstMetric(c.deviceOpened, prometheus.CounterValue, openedOn[k], transport, name)
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"regexp"
 	"time"
+
+	"transportlab/emulator/internal/fleet"
 )
 
 // DefaultPath is where the entrypoint writes the settings.
@@ -34,6 +36,14 @@ type Settings struct {
 	// CommandDelayMS is added before every CLI/API command is answered,
 	// modelling a device's control-plane processing time (default 0).
 	CommandDelayMS int `json:"command_delay_ms"`
+	// FleetSize is how many emulated devices the container presents
+	// (1..fleet.MaxSize); Hostname is the first one's.
+	FleetSize int `json:"fleet_size"`
+	// FleetAddresses is the IPv4 block device k's address is taken from
+	// (network address + k); empty only for a fleet of one.
+	FleetAddresses string `json:"fleet_addresses"`
+	// Fleet is the plan Load derives from the three fields above.
+	Fleet fleet.Plan `json:"-"`
 }
 
 // Defaults used for fields the file leaves out.
@@ -45,6 +55,7 @@ var Defaults = Settings{
 	NetconfSocket:  "/run/device/netconf.sock",
 	ConfigSocket:   "/run/device/config.sock",
 	NetconfBase:    "1.1",
+	FleetSize:      1,
 }
 
 // hostnamePattern follows IOS: letters, digits and hyphens, up to 63, not
@@ -69,6 +80,9 @@ func Load(path string) (Settings, error) {
 	}
 	if s.CommandDelayMS < 0 || s.CommandDelayMS > 60000 {
 		return Settings{}, fmt.Errorf("%s: command_delay_ms must be 0..60000, got %d", path, s.CommandDelayMS)
+	}
+	if s.Fleet, err = fleet.New(s.Hostname, s.FleetSize, s.FleetAddresses); err != nil {
+		return Settings{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if s.StartedAt.IsZero() {
 		s.StartedAt = time.Now()

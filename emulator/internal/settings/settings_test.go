@@ -3,6 +3,7 @@ package settings
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -21,14 +22,31 @@ func TestLoadFillsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Hostname != "edge-7" || s.Platform != Defaults.Platform || s.TranscriptsDir != Defaults.TranscriptsDir ||
-		s.StartedAt.Hour() != 8 || s.NetconfBase != "1.1" {
+		s.StartedAt.Hour() != 8 || s.NetconfBase != "1.1" || s.FleetSize != 1 {
 		t.Fatalf("got %+v", s)
+	}
+	if s.Fleet.Size() != 1 || s.Fleet.Devices()[0].Name != "edge-7" || s.Fleet.Devices()[0].Address.IsValid() {
+		t.Fatalf("fleet %+v", s.Fleet.Devices())
+	}
+}
+
+func TestLoadPlansTheFleet(t *testing.T) {
+	s, err := Load(write(t, `{"hostname":"lab-r1","fleet_size":100,"fleet_addresses":"198.18.100.128/25"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := s.Fleet.Device(100)
+	if s.Fleet.Size() != 100 || !ok || d.Name != "lab-r100" || d.Address.String() != "198.18.100.228" {
+		t.Fatalf("fleet of %d, device 100 %+v", s.Fleet.Size(), d)
 	}
 }
 
 func TestLoadRejectsBadInput(t *testing.T) {
 	for _, content := range []string{`{"hostname":"bad name"}`, `{"hostname":"-x"}`, `not json`,
-		`{"netconf_base":"2.0"}`, `{"command_delay_ms":-1}`} {
+		`{"netconf_base":"2.0"}`, `{"command_delay_ms":-1}`, `{"fleet_size":0}`, `{"fleet_size":251}`,
+		`{"fleet_size":2}`, `{"fleet_size":2,"fleet_addresses":"198.18.100.129/25"}`,
+		`{"fleet_size":127,"fleet_addresses":"198.18.100.128/25"}`, `{"fleet_size":2,"fleet_addresses":"fd00::/64"}`,
+		`{"hostname":"` + strings.Repeat("r", 62) + `9","fleet_size":2,"fleet_addresses":"198.18.100.128/25"}`} {
 		if _, err := Load(write(t, content)); err == nil {
 			t.Errorf("%s accepted", content)
 		}

@@ -35,6 +35,8 @@ type Store struct {
 	// dirty is set when the candidate differs from running.
 	dirty bool
 	locks map[string]uint32 // datastore -> owning session
+	// state supplies operational (config false) data; nil: none.
+	state func() []*xmltree.Node
 }
 
 // New starts with running = candidate = initial.
@@ -73,6 +75,30 @@ func (s *Store) Get(name string, filter *xmltree.Node) ([]*xmltree.Node, *rpc.Er
 		return cloneAll(*t), nil
 	}
 	return Filter(*t, filter.Children), nil
+}
+
+// SetState installs the source of the device's operational state data,
+// which <get> returns beside running. It is called without the store's
+// lock held, so it may read the store.
+func (s *Store) SetState(source func() []*xmltree.Node) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state = source
+}
+
+// State returns the operational state data at this moment, filtered by a
+// subtree filter's children when filter is non-nil.
+func (s *Store) State(filter *xmltree.Node) []*xmltree.Node {
+	s.mu.Lock()
+	source := s.state
+	s.mu.Unlock()
+	if source == nil {
+		return nil
+	}
+	if filter == nil {
+		return source()
+	}
+	return Filter(source(), filter.Children)
 }
 
 // Edit applies <config> content to a datastore. defaultOp is merge,

@@ -221,8 +221,9 @@ func subtreeFilter(op *xmltree.Node) (*xmltree.Node, *rpc.Error) {
 	return f, nil
 }
 
-// get answers <get>: the running configuration (no state data is
-// modelled), or a synthetic payload of the requested size.
+// get answers <get>: the running configuration and the operational state
+// data (config false), both through the filter, or a synthetic payload of
+// the requested size.
 func (s *session) get(req *rpc.Request) ([]byte, *rpc.Error) {
 	filter, err := subtreeFilter(req.Operation)
 	if err != nil {
@@ -239,7 +240,7 @@ func (s *session) get(req *rpc.Request) ([]byte, *rpc.Error) {
 	if err != nil {
 		return nil, err
 	}
-	return rpc.DataReply(req.Attrs, nodes), nil
+	return rpc.DataReply(req.Attrs, append(nodes, s.opts.Store.State(filter)...)), nil
 }
 
 // payloadReply builds a reply of exactly <size> bytes: the filler leaf
