@@ -1,7 +1,7 @@
-"""One device container, several emulated devices: every real client sees each device by its
-own address, with its own hostname and configuration, and a change on one device is not seen
-on another (run.sh starts the fleet container with a netem sidecar, which puts the addresses
-on the shared interface, as compose does)."""
+"""One device container, several emulated devices: every real client, and RESTCONF, sees each
+device by its own address, with its own hostname and configuration, and a change on one device
+is not seen on another (run.sh starts the fleet container with a netem sidecar, which puts the
+addresses on the shared interface, as compose does)."""
 
 import asyncio
 import json
@@ -106,3 +106,9 @@ def test_netconf_hostname_is_each_devices_own():
         assert f"<hostname>{name}</hostname>" in reply.result
     finally:
         conn.close()
+
+
+def test_restconf_hostname_is_each_devices_own():
+    for name, address in FLEET:
+        data = json.loads(https(address, "/restconf/data/Cisco-IOS-XE-native:native/hostname"))
+        assert data == {"Cisco-IOS-XE-native:hostname": name}, data
