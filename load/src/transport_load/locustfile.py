@@ -1,0 +1,25 @@
+"""The locustfile of ``make load``: every transport's user class (pick them by name on
+Locust's command line, which the CLI does from TRANSPORT) and the lab's hooks."""
+
+from transport_load import lab  # noqa: F401  (registers the event hooks)
+from transport_load.users import (
+    HttpsFreshUser,
+    HttpsKeepAliveUser,
+    Netconf10User,
+    Netconf11User,
+    RestconfUser,
+    SshFreshUser,
+    SshPtyUser,
+    SshReuseUser,
+)
+
+__all__ = [
+    "HttpsFreshUser",
+    "HttpsKeepAliveUser",
+    "Netconf10User",
+    "Netconf11User",
+    "RestconfUser",
+    "SshFreshUser",
+    "SshPtyUser",
+    "SshReuseUser",
+]

@@ -1,0 +1,40 @@
+"""``make sweep``: a LoadTestShape stepping the users of one transport after another
+(default 1, 10, 50, 100, 200, 500 each, ``--lab-step-seconds`` per step). A step's figures
+are taken from the first whole second after its users were all running (ramp-up done) to
+its end; results.py computes them and the knee."""
+
+import time
+
+from locust import LoadTestShape
+
+from transport_load.lab import STATE, StepWindow
+from transport_load.transports import parse_steps, parse_transports
+from transport_load.users import USER_CLASSES
+
+
+class SweepShape(LoadTestShape):
+    def _plan(self) -> tuple[list[tuple[str, int]], float, float]:
+        options = self.runner.environment.parsed_options if self.runner else None
+        transports = parse_transports(getattr(options, "lab_transports", "all"))
+        steps = parse_steps(getattr(options, "lab_steps", "1,10,50,100,200,500"))
+        seconds = float(getattr(options, "lab_step_seconds", 60.0))
+        rate = float(getattr(options, "lab_spawn_rate", 50.0))
+        return [(t.key, users) for t in transports for users in steps], seconds, rate
+
+    def tick(self) -> tuple[int, float, list[type]] | None:
+        plan, seconds, rate = self._plan()
+        index = int(self.get_run_time() // seconds)
+        now = time.time()
+        if index >= len(plan):
+            if STATE.steps and STATE.steps[-1].ended is None:
+                STATE.steps[-1].ended = now
+            return None
+        transport, users = plan[index]
+        if len(STATE.steps) <= index:
+            if STATE.steps and STATE.steps[-1].ended is None:
+                STATE.steps[-1].ended = now
+            STATE.steps.append(StepWindow(transport, users, now))
+        step = STATE.steps[index]
+        if step.ramped is None and self.get_current_user_count() >= users:
+            step.ramped = now
+        return users, rate, [USER_CLASSES[transport]]

@@ -1,0 +1,104 @@
+"""The load transports (pure: the CLI reads it without importing Locust).
+
+Each is one Locust user class; ``name`` on every request is the bench mode's name, the
+request type the transport key below (the two NETCONF framings share their mode's name)."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LoadTransport:
+    key: str
+    user_class: str
+    mode: str
+    client: str
+    """The client library (its version is added at run time)."""
+    what: str
+
+
+TRANSPORTS: dict[str, LoadTransport] = {
+    t.key: t
+    for t in (
+        LoadTransport(
+            "ssh-fresh",
+            "SshFreshUser",
+            "ssh/fresh-conn",
+            "paramiko",
+            "a new SSH connection per operation: TCP, key exchange, password, exec, close",
+        ),
+        LoadTransport(
+            "ssh-reuse",
+            "SshReuseUser",
+            "ssh/reuse-conn",
+            "paramiko",
+            "one SSH connection per user; a new exec channel per operation",
+        ),
+        LoadTransport(
+            "ssh-pty",
+            "SshPtyUser",
+            "ssh/pty-reuse",
+            "paramiko",
+            "one SSH connection per user; per operation a PTY shell: prompt, terminal "
+            "length 0, terminal width 511, the command, exit",
+        ),
+        LoadTransport(
+            "https-keepalive",
+            "HttpsKeepAliveUser",
+            "https/keep-alive",
+            "geventhttpclient",
+            "FastHttpUser, one keep-alive connection per user, GET /admin/exec/<command>",
+        ),
+        LoadTransport(
+            "https-fresh",
+            "HttpsFreshUser",
+            "https/fresh-conn",
+            "geventhttpclient",
+            "FastHttpUser with Connection: close: a new TCP + TLS connection per operation",
+        ),
+        LoadTransport(
+            "restconf",
+            "RestconfUser",
+            "https/restconf-get",
+            "geventhttpclient",
+            "FastHttpUser, keep-alive, GET /restconf/data/Cisco-IOS-XE-native:native (JSON)",
+        ),
+        LoadTransport(
+            "netconf-1.1",
+            "Netconf11User",
+            "netconf/reuse-session",
+            "paramiko",
+            "one NETCONF session per user (paramiko subsystem channel, chunked framing), "
+            "one <get> per operation",
+        ),
+        LoadTransport(
+            "netconf-1.0",
+            "Netconf10User",
+            "netconf/reuse-session",
+            "paramiko",
+            "the same with end-of-message framing (]]>]]>)",
+        ),
+    )
+}
+
+COMMAND = "show version"
+NETCONF_REPLY_BYTES = 1024
+
+
+def parse_transports(text: str) -> list[LoadTransport]:
+    """``all`` or a comma-separated list of keys."""
+    if text.strip() in ("", "all"):
+        return list(TRANSPORTS.values())
+    keys = [key.strip() for key in text.split(",") if key.strip()]
+    unknown = [key for key in keys if key not in TRANSPORTS]
+    if unknown:
+        raise ValueError(
+            f"unknown transport(s) {', '.join(unknown)}; known: {', '.join(TRANSPORTS)}"
+        )
+    return [TRANSPORTS[key] for key in dict.fromkeys(keys)]
+
+
+def parse_steps(text: str) -> list[int]:
+    steps = [int(step) for step in text.split(",") if step.strip()]
+    if not steps or any(step < 1 for step in steps):
+        raise ValueError(f"steps must be positive user counts, got {text!r}")
+    return steps

@@ -1,0 +1,262 @@
+"""Locust users, one class per transport (transports.py). Each fires ``events.request``
+exactly once per operation, with the bench mode's name as ``name`` and the client library,
+profile and device in ``context``; a failed operation is a failure of that same name, and a
+kept connection that failed is opened again, unmeasured, before the next operation."""
+
+import json
+import ssl
+import time
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import paramiko
+from locust import FastHttpUser, User, constant, task
+from locust.env import Environment
+
+from transport_load import lab, ssh
+from transport_load.inventory import Device
+from transport_load.netconf import Framing, NetconfSession
+from transport_load.transports import COMMAND, NETCONF_REPLY_BYTES, TRANSPORTS, LoadTransport
+
+EXEC_PATH = "/admin/exec/" + COMMAND.replace(" ", "+")
+RESTCONF_PATH = "/restconf/data/Cisco-IOS-XE-native:native"
+
+
+class _LabMixin:
+    """The device, credentials and event context of a user."""
+
+    transport: ClassVar[LoadTransport]
+    environment: Environment
+
+    def _assign(self) -> None:
+        self.device: Device = lab.STATE.next_device()
+        self.username, self.password = self.device.credentials()
+        # Resolved once per process: a fresh connection per operation must not measure a
+        # name lookup each time (Docker's resolver) on top of the handshakes.
+        self.address = lab.resolve(self.device.host)
+        self.lab_context = {
+            "client": lab.client_label(self.transport.client),
+            "profile": lab.STATE.profile,
+            "device": self.device.name,
+            "transport": self.transport.key,
+        }
+
+    def fire(self, started: float, elapsed_ms: float, length: int, error: Exception | None) -> None:
+        self.environment.events.request.fire(
+            request_type=self.transport.key,
+            name=self.transport.mode,
+            start_time=started,
+            response_time=elapsed_ms,
+            response_length=length,
+            response=None,
+            context=self.lab_context,
+            exception=error,
+        )
+
+    def measure(self, operation: Callable[[], int]) -> bool:
+        started, t0 = time.time(), time.perf_counter()
+        error: Exception | None = None
+        length = 0
+        try:
+            length = operation()
+        except Exception as exc:
+            error = exc
+        self.fire(started, (time.perf_counter() - t0) * 1000.0, length, error)
+        return error is None
+
+
+class _ParamikoUser(_LabMixin, User):
+    abstract = True
+    wait_time = constant(0)
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        self._assign()
+        self._transport: paramiko.Transport | None = None
+
+    def connection(self, port: int) -> paramiko.Transport:
+        if self._transport is None or not self._transport.is_active():
+            self.close()
+            self._transport = ssh.connect(self.address, port, self.username, self.password)
+        return self._transport
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+            self._transport = None
+
+    def on_stop(self) -> None:
+        self.close()
+
+
+class SshFreshUser(_ParamikoUser):
+    transport = TRANSPORTS["ssh-fresh"]
+
+    @task
+    def operation(self) -> None:
+        def run() -> int:
+            conn = ssh.connect(self.address, self.device.ssh_port, self.username, self.password)
+            try:
+                return len(ssh.exec_command(conn, COMMAND))
+            finally:
+                conn.close()
+
+        self.measure(run)
+
+
+class SshReuseUser(_ParamikoUser):
+    transport = TRANSPORTS["ssh-reuse"]
+
+    @task
+    def operation(self) -> None:
+        try:
+            conn = self.connection(self.device.ssh_port)
+        except Exception as exc:
+            self.fire(time.time(), 0.0, 0, exc)
+            return
+        if not self.measure(lambda: len(ssh.exec_command(conn, COMMAND))):
+            self.close()
+
+
+class SshPtyUser(_ParamikoUser):
+    transport = TRANSPORTS["ssh-pty"]
+
+    @task
+    def operation(self) -> None:
+        try:
+            conn = self.connection(self.device.ssh_port)
+        except Exception as exc:
+            self.fire(time.time(), 0.0, 0, exc)
+            return
+        if not self.measure(lambda: len(ssh.pty_command(conn, COMMAND))):
+            self.close()
+
+
+class _NetconfUser(_ParamikoUser):
+    abstract = True
+    framing: ClassVar[Framing]
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        self.lab_context["framing"] = self.framing
+        self._session: NetconfSession | None = None
+
+    @task
+    def operation(self) -> None:
+        if self._session is None:
+            try:
+                conn = self.connection(self.device.netconf_port)
+                self._session = NetconfSession.open(conn, self.framing)
+            except Exception as exc:
+                self.close()
+                self.fire(time.time(), 0.0, 0, exc)
+                return
+        session = self._session
+        if not self.measure(lambda: session.get(NETCONF_REPLY_BYTES)):
+            self.close()
+
+    def close(self) -> None:
+        self._session = None
+        super().close()
+
+
+class Netconf11User(_NetconfUser):
+    transport = TRANSPORTS["netconf-1.1"]
+    framing = "1.1"
+
+
+class Netconf10User(_NetconfUser):
+    transport = TRANSPORTS["netconf-1.0"]
+    framing = "1.0"
+
+
+_TLS: list[ssl.SSLContext] = []
+
+
+def shared_tls_context(**_: Any) -> ssl.SSLContext:
+    """One TLS 1.3 client context for every HTTPS user of the process, certificates not
+    checked (the lab's own devices). A context per user loads the CA bundle each time: with
+    hundreds of users spawning, that CPU without a yield starves the worker's heartbeat and
+    the master drops it."""
+    if not _TLS:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        context.minimum_version = ssl.TLSVersion.TLSv1_3
+        _TLS.append(context)
+    return _TLS[0]
+
+
+class _HttpsUser(_LabMixin, FastHttpUser):
+    """FastHttpUser fires the request event itself (once per request); the response is
+    checked inside ``catch_response``, so a wrong body is a failure of the same request."""
+
+    abstract = True
+    wait_time = constant(0)
+    insecure = True
+    ssl_context_factory = staticmethod(shared_tls_context)
+    host = "https://device"
+    path: ClassVar[str] = EXEC_PATH
+    headers: ClassVar[dict[str, str]] = {}
+
+    def __init__(self, environment: Environment) -> None:
+        self._assign()
+        self.host = f"https://{self.address}:{self.device.https_port}"
+        super().__init__(environment)
+
+    def check(self, body: str) -> str | None:
+        return None if body.strip() and not body.lstrip().startswith("%") else "empty or error"
+
+    @task
+    def operation(self) -> None:
+        with self.client.get(
+            self.path,
+            name=self.transport.mode,
+            auth=(self.username, self.password),
+            headers=self.headers,
+            context=self.lab_context,
+            catch_response=True,
+        ) as response:
+            if response.status_code != 200:
+                response.failure(f"HTTP {response.status_code}")
+            elif (problem := self.check(response.text or "")) is not None:
+                response.failure(problem)
+
+
+class HttpsKeepAliveUser(_HttpsUser):
+    transport = TRANSPORTS["https-keepalive"]
+
+
+class HttpsFreshUser(_HttpsUser):
+    transport = TRANSPORTS["https-fresh"]
+    headers: ClassVar[dict[str, str]] = {"Connection": "close"}
+
+
+class RestconfUser(_HttpsUser):
+    transport = TRANSPORTS["restconf"]
+    path = RESTCONF_PATH
+    headers: ClassVar[dict[str, str]] = {"Accept": "application/yang-data+json"}
+
+    def check(self, body: str) -> str | None:
+        try:
+            document: Any = json.loads(body)
+        except ValueError:
+            return "not JSON"
+        if not isinstance(document, dict) or "Cisco-IOS-XE-native:native" not in document:
+            return "no Cisco-IOS-XE-native:native"
+        return None
+
+
+USER_CLASSES: dict[str, type[User]] = {
+    cls.transport.key: cls
+    for cls in (
+        SshFreshUser,
+        SshReuseUser,
+        SshPtyUser,
+        HttpsKeepAliveUser,
+        HttpsFreshUser,
+        RestconfUser,
+        Netconf11User,
+        Netconf10User,
+    )
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# make test-load: a real load run on an isolated lab (own project and subnet; nothing of a lab
+# the user has running is touched). A Locust master and two workers run every transport for
+# 60 s, a few users each, over the test lab's fleet of 3 emulated devices; then a short sweep
+# of one transport; then test_load_e2e.py checks, from the load test image on the lab network:
+# 0 errors, every transport's stats in InfluxDB (stored = reported) and Prometheus, the Load
+# dashboard's queries, the results files.
+set -euo pipefail
+: "${LOAD_E2E_COMPOSE:?the docker compose command of the isolated lab}"
+: "${LAB_TEST_NET:?the /24 of the isolated lab, e.g. 198.18.108}"
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+load_run=load-e2e-$stamp sweep_run=sweep-e2e-$stamp
+logs=$(mktemp -d)
+# shellcheck disable=SC2317  # run by the EXIT trap
+cleanup() {
+  rm -rf "$logs"
+  $LOAD_E2E_COMPOSE --profile load --profile tools down -v --remove-orphans >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+export LOAD_UID="${LOAD_UID:-$(id -u)}" LOAD_GID="${LOAD_GID:-$(id -g)}"
+started=$(date +%s)
+
+$LOAD_E2E_COMPOSE up -d --wait device netem influxdb pushgateway prometheus
+
+# The test lab's fleet of 3 (compose.test.yaml) as an inventory, in the results volume.
+in_load() { $LOAD_E2E_COMPOSE run --rm -T --no-deps "$@"; }
+in_load --entrypoint sh load-master -c "cat > /results/fleet-e2e.yaml" <<YAML
+lab: true
+targets:
+- {name: lab-r1, host: ${LAB_TEST_NET}.129, metrics_url: "http://${LAB_TEST_NET}.129:9100"}
+- {name: lab-r2, host: ${LAB_TEST_NET}.130}
+- {name: lab-r3, host: ${LAB_TEST_NET}.131}
+YAML
+
+# 1. Master + 2 workers, 16 users (2 per transport), 60 s, headless; the master's exit code.
+status=0
+LOAD_UI=headless LOAD_WORKERS=2 TRANSPORT=all USERS=16 SPAWN_RATE=16 DURATION=60 \
+  LOAD_RUN_ID="$load_run" LOAD_TARGETS=/results/fleet-e2e.yaml \
+  $LOAD_E2E_COMPOSE --profile load up --scale load-worker=2 --exit-code-from load-master \
+  load-master load-worker >"$logs/load" 2>&1 || status=$?
+grep -v 'paramiko' "$logs/load" | tail -40
+if [ "$status" -ne 0 ]; then echo "test-load: the load run exited $status"; exit 1; fi
+
+# 2. A short sweep (one transport, 2 steps of 10 s), one process.
+in_load load-master sweep --transport https-keepalive --steps 1,4 --step-seconds 10 \
+  --spawn-rate 20 --run-id "$sweep_run" 2>&1 | tail -15
+
+# 3. The checks.
+LOAD_RUN=$load_run SWEEP_RUN=$sweep_run in_load -e LOAD_RUN -e SWEEP_RUN \
+  -e PROMETHEUS_URL=http://prometheus:9090 \
+  -v "$PWD/grafana:/grafana:ro" -v "$PWD/tests/e2e:/e2e:ro" \
+  --entrypoint python3 load-master -m pytest /app/tests/e2e -p no:cacheprovider -v
+echo "test-load: $(( $(date +%s) - started )) s"

@@ -1,0 +1,113 @@
+"""The parts that live in Locust's process: per-second points, Prometheus text, the sweep
+summary and results.json, on a LabState filled by hand (no device needed)."""
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from bench_runner.sinks.line_protocol import format_points
+from transport_load import results
+from transport_load.lab import LabState, StepWindow
+from transport_load.stats import Collector
+
+KEY = ("ssh-reuse", "ssh/reuse-conn", "paramiko 5.1.0")
+
+
+def _state(tmp_path: Path) -> LabState:
+    state = LabState(run_id="load-t", profile="local", results_dir=tmp_path)
+    state.collector = Collector()
+    for second in range(1000, 1010):
+        for n in range(10 * (1 + second - 1000)):
+            state.collector.record(second + 0.5, KEY, 2.0 + n % 3, 100, False, "lab-r1")
+        state.resources.append(
+            {
+                "time": second + 0.9,
+                "users": float(second - 999),
+                "device_cpu_cores": 0.5,
+                "device_memory_bytes": 2e7,
+                "generator_cpu_percent": 40.0,
+                "generator_memory_bytes": 9e7,
+            }
+        )
+    return state
+
+
+def _environment() -> Any:
+    options = SimpleNamespace(num_users=10, spawn_rate=10, run_time=10, processes=None)
+    return SimpleNamespace(
+        parsed_options=options, runner=SimpleNamespace(user_count=10, clients={})
+    )
+
+
+def test_points_once_per_second_and_rewritten_only_when_changed(tmp_path: Path) -> None:
+    state = _state(tmp_path)
+    points = results.second_points(state, 1005)
+    loads = [p for p in points if p.measurement == "load"]
+    assert [p.timestamp_ns // 10**9 for p in loads] == list(range(1000, 1005))
+    assert loads[0].fields["requests"] == 10
+    assert loads[0].tags["transport"] == "ssh-reuse"
+    assert len([p for p in points if p.measurement == "load_resources"]) == 10
+    format_points(points)  # valid line protocol
+    # a late worker report changes second 1004: only that point is written again
+    state.collector.record(1004.1, KEY, 9.0, 1, True, "lab-r1")
+    again = results.second_points(state, 1005)
+    assert [(p.timestamp_ns // 10**9, p.fields["requests"]) for p in again] == [(1004, 51)]
+    assert results.stored_points(state) == 5 + 10
+
+
+def test_prometheus_text_has_every_series(tmp_path: Path) -> None:
+    text = results.prometheus_text(_state(tmp_path), _environment())
+    assert 'transport_lab_load_requests_total{client="paramiko 5.1.0"' in text
+    assert 'quantile="0.99"' in text
+    assert "transport_lab_load_users{" in text
+
+
+def test_sweep_steps_are_taken_after_the_ramp_and_the_knee_found(tmp_path: Path) -> None:
+    state = _state(tmp_path)
+    state.kind = "sweep"
+    state.steps = [
+        StepWindow("ssh-reuse", 1, 999.0, ramped=999.5, ended=1004.0),
+        StepWindow("ssh-reuse", 10, 1004.0, ramped=1004.2, ended=1010.0),
+    ]
+    section = results.sweep_section(state)
+    first, second = section["steps"]
+    assert first["window_s"] == 4  # seconds 1000..1003
+    assert first["requests"] == 10 + 20 + 30 + 40
+    assert second["window_s"] == 5
+    assert first["device_cpu_cores"] == 0.5
+    assert section["knees"]["ssh-reuse"]["users"] in (1, 10)
+
+
+def test_results_json_load_section(tmp_path: Path) -> None:
+    state = _state(tmp_path)
+    state.context = {"profile": {"name": "local", "engine": "nfq", "verified_rtt_ms": 0.2}}
+    path = results.write_results(state, _environment())
+    import json
+
+    document = json.loads(path.read_text())
+    load = document["load"]
+    assert path == tmp_path / "load-t" / "results.json"
+    assert load["engine"] == "locust"
+    assert load["profile"]["engine"] == "nfq"
+    assert load["transports"][0]["requests"] == sum(10 * k for k in range(1, 11))
+    assert load["devices_loaded"] == {"lab-r1": {"requests": 550, "failures": 0}}
+    assert load["files"]["csv_history"] == "load/locust_stats_history.csv"
+
+
+def test_device_memory_trend_over_the_steady_state(tmp_path: Path) -> None:
+    state = LabState(run_id="load-t", results_dir=tmp_path)
+    state.resources = [{"time": 0.0, "users": 5.0, "device_memory_bytes": 1.0}] + [
+        {"time": float(t), "users": 10.0, "device_memory_bytes": 1e8 + 1e6 * t}
+        for t in range(1, 121)
+    ]
+    trend = results.memory_trend(state)
+    assert trend["steady_samples"] == 120
+    assert trend["slope_bytes_per_min"] == pytest.approx(6e7)
+    flat = LabState(run_id="x", results_dir=tmp_path)
+    flat.resources = [
+        {"time": float(t), "users": 10.0, "device_memory_bytes": 5e8} for t in range(30)
+    ]
+    assert results.memory_trend(flat)["slope_bytes_per_min"] == 0.0
+    assert results.memory_trend(LabState())["slope_bytes_per_min"] is None

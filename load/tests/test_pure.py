@@ -1,0 +1,321 @@
+"""The load package's pure parts: inventory, statistics, knee, NETCONF framing, sinks, CLI."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench_runner.sinks.line_protocol import Point
+from bench_runner.sinks.spool import INFLUX_SUFFIX, PUSHGATEWAY_SUFFIX, Spool
+from transport_load import cli, knee, netconf
+from transport_load.context import parse_device_metrics, rtt_verified
+from transport_load.inventory import (
+    Device,
+    InventoryError,
+    check_lab_only,
+    device_for,
+    lab_device,
+    parse_inventory,
+)
+from transport_load.sinks import InfluxSink, PushgatewaySink, Sample, exposition
+from transport_load.ssh import OperationError, check_cli_output
+from transport_load.stats import Bucket, Collector, round_ms, summarize
+from transport_load.transports import TRANSPORTS, parse_steps, parse_transports
+
+FLEET = """
+lab: true
+targets:
+- {name: lab-r1, host: 198.18.100.129, platform: cisco_iosxe, metrics_url: "http://198.18.100.129:9100"}
+- {name: lab-r2, host: 198.18.100.130}
+- {name: lab-r3, host: 198.18.100.131, ssh_port: 2201}
+"""
+
+
+def test_inventory_is_the_runners_format() -> None:
+    inventory = parse_inventory(FLEET)
+    assert inventory.lab
+    assert [d.name for d in inventory.devices] == ["lab-r1", "lab-r2", "lab-r3"]
+    assert inventory.devices[2].ssh_port == 2201
+    assert inventory.devices[0].metrics_url == "http://198.18.100.129:9100"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "targets: []",
+        "lab: true",
+        "targets: [{name: a}]",
+        "targets: [{name: a, host: h, ssh_port: 0}]",
+        "targets: [{name: a, host: h, password: secret}]",
+        "targets: [{name: a, host: h}, {name: a, host: i}]",
+    ],
+)
+def test_bad_inventories_are_refused(text: str) -> None:
+    with pytest.raises(InventoryError):
+        parse_inventory(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("lab: false\ntargets: [{name: a, host: 198.18.100.129}]", "lab: true"),
+        ("lab: true\ntargets: [{name: a, host: 10.0.0.1}]", "not a lab host"),
+        ("lab: true\ntargets: [{name: a, host: router.example.com}]", "not a lab host"),
+    ],
+)
+def test_load_refuses_anything_but_the_labs_devices(text: str, problem: str) -> None:
+    with pytest.raises(InventoryError, match=problem):
+        check_lab_only(parse_inventory(text))
+    check_lab_only(parse_inventory(FLEET))
+    check_lab_only(lab_device({"DEVICE_HOST": "device"}))
+
+
+def test_credentials_come_from_the_environment_only() -> None:
+    device = Device("r1", "h")
+    assert device.credentials({"DEVICE_USERNAME": "u", "DEVICE_PASSWORD": "p"}) == ("u", "p")
+    with pytest.raises(InventoryError, match="DEVICE_PASSWORD"):
+        device.credentials({"DEVICE_USERNAME": "u"})
+
+
+def test_users_spread_over_the_fleet_across_workers() -> None:
+    devices = parse_inventory(FLEET).devices
+    # two workers, three users each: every device gets two users, no worker piles on one
+    picked = [device_for(devices, n, w, 2).name for w in (0, 1) for n in range(3)]
+    assert sorted(picked) == ["lab-r1", "lab-r1", "lab-r2", "lab-r2", "lab-r3", "lab-r3"]
+    assert lab_device({"DEVICE_HOST": "device"}).devices[0].host == "device"
+
+
+def test_rounding_keeps_three_significant_digits() -> None:
+    assert round_ms(12.345) == 12.3
+    assert round_ms(1234.5) == 1230
+    assert round_ms(0.012345) == 0.0123
+    assert round_ms(0) == 0.0
+
+
+def test_percentiles_are_nearest_rank() -> None:
+    bucket = Bucket()
+    for ms in range(1, 101):
+        bucket.add(float(ms), 10, failed=ms == 100)
+    assert bucket.percentile(0.5) == 50
+    assert bucket.percentile(0.95) == 95
+    assert bucket.percentile(0.99) == 99
+    assert bucket.failures == 1
+    assert bucket.bytes == 1000
+    assert Bucket().percentile(0.5) is None
+    figures = summarize(bucket, 10.0)
+    assert figures["ops_per_s"] == 10.0
+    assert figures["mean_ms"] == pytest.approx(50.5)
+
+
+def test_worker_buckets_merge_exactly_on_the_master() -> None:
+    worker_a, worker_b, master = Collector(), Collector(), Collector()
+    key = ("ssh-reuse", "ssh/reuse-conn", "paramiko 5.1.0")
+    for n in range(50):
+        worker_a.record(1000.2, key, float(n + 1), 5, failed=False, device="lab-r1")
+        worker_b.record(1000.7, key, float(n + 51), 5, failed=n == 0, device="lab-r2")
+    worker_b.record(1001.1, key, 3.0, 5, failed=False, device="lab-r2")
+    # through msgpack-like plain data, as Locust carries it
+    master.merge_wire(json.loads(json.dumps(worker_a.drain())))
+    master.merge_wire(json.loads(json.dumps(worker_b.drain())))
+    assert worker_a.seconds == {}
+    bucket = master.seconds[1000][key]
+    assert (bucket.requests, bucket.failures, bucket.percentile(0.5)) == (100, 1, 50)
+    assert master.devices == {"lab-r1": [50, 0], "lab-r2": [51, 1]}
+    assert [s for s, _, _ in master.settled(1001)] == [1000]
+    assert master.window(1000, 1002)[key].requests == 101
+
+
+def test_knee_is_where_throughput_reaches_ninety_percent_of_its_best() -> None:
+    steps = [
+        knee.Step(1, 100, 10),
+        knee.Step(10, 900, 11),
+        knee.Step(50, 1500, 33),
+        knee.Step(100, 1550, 64),
+        knee.Step(200, 1540, 130),
+    ]
+    found = knee.find_knee(steps)
+    assert found is not None
+    assert (found.users, found.ops_per_s) == (50, 1500)  # 1500 >= 0.9 x 1550
+    assert found.saturated_at_users == 100
+    assert found.max_power_users == 10
+    assert knee.find_knee([]) is None
+    assert knee.find_knee([knee.Step(1, 10, 1), knee.Step(2, 20, 1)]) == knee.Knee(
+        2, 20, 1, None, 2
+    )
+
+
+class FakeChannel:
+    def __init__(self, incoming: bytes) -> None:
+        self.incoming = incoming
+        self.sent = b""
+
+    def sendall(self, data: bytes) -> None:
+        self.sent += data
+
+    def recv(self, nbytes: int) -> bytes:
+        data, self.incoming = self.incoming[:7], self.incoming[7:]  # small reads
+        return data
+
+
+SERVER_HELLO = (
+    b'<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabilities>'
+    b"<capability>urn:ietf:params:netconf:base:1.0</capability>"
+    b"<capability>urn:ietf:params:netconf:base:1.1</capability></capabilities>"
+    b"<session-id>4</session-id></hello>]]>]]>"
+)
+REPLY = b'<rpc-reply message-id="1" xmlns="x"><data><payload>aaaa</payload></data></rpc-reply>'
+
+
+def test_netconf_chunked_session() -> None:
+    body = netconf.frame(REPLY[:30], chunked=True)[:-4] + netconf.frame(REPLY[30:], chunked=True)
+    channel = FakeChannel(SERVER_HELLO + body)
+    session = netconf.NetconfSession(channel, "1.1")
+    assert session.chunked
+    assert session.get(1024) == len(REPLY)
+    assert b"base:1.1" in channel.sent
+    assert b"\n#" in channel.sent
+    assert b"<size>1024</size>" in channel.sent
+
+
+def test_netconf_end_of_message_framing() -> None:
+    channel = FakeChannel(SERVER_HELLO + REPLY + netconf.END_OF_MESSAGE)
+    session = netconf.NetconfSession(channel, "1.0")
+    assert not session.chunked
+    assert b"base:1.1" not in channel.sent
+    assert session.get(10) == len(REPLY)
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        (REPLY.replace(b'"1"', b'"2"'), "message-id"),
+        (REPLY.replace(b"<data>", b"<rpc-error>"), "rpc-error"),
+        (b'<rpc-reply message-id="1"><ok/></rpc-reply>', "without <data>"),
+    ],
+)
+def test_netconf_bad_replies_fail(reply: bytes, problem: str) -> None:
+    channel = FakeChannel(SERVER_HELLO + reply + netconf.END_OF_MESSAGE)
+    session = netconf.NetconfSession(channel, "1.0")
+    with pytest.raises(OperationError, match=problem):
+        session.get(10)
+
+
+def test_netconf_closed_session_fails() -> None:
+    with pytest.raises(OperationError, match="closed"):
+        netconf.NetconfSession(FakeChannel(b"<hello/>"), "1.1")
+
+
+def test_cli_output_checks() -> None:
+    assert check_cli_output("show version", "Cisco IOS XE") == "Cisco IOS XE"
+    with pytest.raises(OperationError):
+        check_cli_output("show versio", "% Invalid input detected")
+    with pytest.raises(OperationError):
+        check_cli_output("show version", " \n")
+
+
+def test_transports_and_steps() -> None:
+    assert len(parse_transports("all")) == len(TRANSPORTS) == 8
+    assert [t.key for t in parse_transports("restconf, ssh-pty,restconf")] == [
+        "restconf",
+        "ssh-pty",
+    ]
+    with pytest.raises(ValueError, match="unknown"):
+        parse_transports("telnet")
+    assert parse_steps("1,10,50") == [1, 10, 50]
+    with pytest.raises(ValueError, match="positive"):
+        parse_steps("0")
+    # each NETCONF framing is its own request type under the one mode name
+    assert {TRANSPORTS["netconf-1.0"].mode, TRANSPORTS["netconf-1.1"].mode} == {
+        "netconf/reuse-session"
+    }
+
+
+def test_influx_outage_spools_in_the_runners_format(tmp_path: Path) -> None:
+    spool = Spool(tmp_path / "spool")
+    sink = InfluxSink("http://127.0.0.1:9", "db", "u", "p", spool, "load-x")
+    point = Point("load", {"run_id": "load-x", "mode": "ssh/reuse-conn"}, {"requests": 3}, 10**18)
+    sink.write([point, Point("load", {"run_id": "load-x"}, {"requests": 1}, 10**18 + 1)])
+    [spooled] = spool.pending(INFLUX_SUFFIX)
+    assert spooled.read_text().splitlines()[0] == (
+        "load,mode=ssh/reuse-conn,run_id=load-x requests=3i 1000000000000000000"
+    )
+    assert (sink.tally.points, sink.tally.delivered, sink.tally.spooled) == (2, 0, 2)
+
+
+def test_pushgateway_final_push_spools_for_replay(tmp_path: Path) -> None:
+    spool = Spool(tmp_path / "spool")
+    sink = PushgatewaySink("http://127.0.0.1:9", spool, "load-x")
+    text = exposition(
+        [Sample("transport_lab_load_users", {"run_id": "load-x"}, 5.0)],
+        {"transport_lab_load_users": ("gauge", "users")},
+    )
+    assert not sink.push(text)
+    assert spool.pending(PUSHGATEWAY_SUFFIX) == []  # mid-run: the next push supersedes it
+    assert not sink.push(text, final=True)
+    [spooled] = spool.pending(PUSHGATEWAY_SUFFIX)
+    payload = json.loads(spooled.read_text())
+    assert payload["job"] == "transport_lab_load"
+    assert payload["grouping_key"] == {"run_id": "load-x"}
+    assert 'transport_lab_load_users{run_id="load-x"} 5.0' in payload["exposition"]
+
+
+def test_exposition_escapes_labels() -> None:
+    text = exposition([Sample("m", {"a": 'x"y\\z'}, 1.0), Sample("m", {}, 2.0)], {})
+    assert 'm{a="x\\"y\\\\z"} 1.0' in text
+    assert "\nm 2.0\n" in text
+
+
+def test_device_metrics_and_rtt_rule() -> None:
+    text = (
+        "# HELP x\ndevice_container_cpu_seconds_total 6.5\n"
+        "device_container_memory_bytes 1.6e+07\nother 1\n"
+    )
+    assert parse_device_metrics(text) == {
+        "device_container_cpu_seconds_total": 6.5,
+        "device_container_memory_bytes": 16000000.0,
+    }
+    assert rtt_verified(40.0, 40.9, 0.2)
+    assert not rtt_verified(40.0, 80.0, 0.2)
+    assert rtt_verified(None, 1.0, None) is None
+
+
+def test_locust_command_line_is_bounded_and_writes_the_lab_files() -> None:
+    args = cli.parser().parse_args(
+        [
+            "run",
+            "--transport",
+            "ssh-reuse,restconf",
+            "--users",
+            "20",
+            "--duration",
+            "2m",
+            "--run-id",
+            "load-t",
+            "--results-dir",
+            "/results",
+        ]
+    )
+    argv = cli.locust_argv(args, "load-t")
+    assert argv[:3] == ["locust", "-f", str(cli.PACKAGE_DIR / "locustfile.py")]
+    assert "--headless" in argv
+    assert argv[argv.index("-t") + 1] == "120s"
+    assert argv[argv.index("--csv") + 1] == "/results/load-t/load/locust"
+    assert "--csv-full-history" in argv
+    assert argv[argv.index("--html") + 1] == "/results/load-t/load/report.html"
+    assert argv[-2:] == ["SshReuseUser", "RestconfUser"]
+    with pytest.raises(SystemExit):
+        cli.parser().parse_args(["run", "--duration", "2h"])
+
+
+def test_sweep_and_master_command_lines() -> None:
+    args = cli.parser().parse_args(
+        ["sweep", "--transport", "https-keepalive", "--steps", "1,10", "--step-seconds", "20"]
+    )
+    argv = cli.locust_argv(args, "sweep-t")
+    assert str(cli.PACKAGE_DIR / "locustfile_sweep.py") in argv
+    assert argv[argv.index("-t") + 1] == "70s"  # 2 steps x 20 s + 30 s of margin
+    assert argv[argv.index("--lab-steps") + 1] == "1,10"
+    master = cli.locust_argv(cli.parser().parse_args(["master", "--workers", "2"]), "m")
+    assert master[master.index("--expect-workers") + 1] == "2"
+    worker = cli.locust_argv(cli.parser().parse_args(["worker", "--master-host", "lm"]), "m")
+    assert worker[-3:] == ["--worker", "--master-host", "lm"]
