@@ -1,0 +1,308 @@
+"""Renders a report: the charts to PNG (2x) and SVG with vl-convert, the page with Jinja2.
+
+``build_report`` makes one run's report (with the other runs of its sweep, or the last n
+runs); ``build_comparison`` two runs side by side. Both write ``index.html`` (self-contained:
+the Vega bundle and every spec inline), ``charts/<name>.png`` and ``.svg``, and
+``report.json`` (what the page holds: charts present and skipped, render time), which the
+browser test reads.
+"""
+
+import dataclasses
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import vl_convert
+
+from bench_runner.html_report import charts
+from bench_runner.html_report.compare import ALPHA, RESAMPLES, changes
+from bench_runner.html_report.runs import (
+    Document,
+    Run,
+    comparison_markdown,
+    load_history,
+    reproduce_runs,
+    trend_runs,
+)
+
+PNG_SCALE = 2
+
+
+@dataclass(frozen=True)
+class RenderedChart:
+    name: str
+    title: str
+    caption: str
+    note: str | None
+    spec: str | None
+    png: str | None
+    svg: str | None
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    directory: Path
+    html: Path
+    charts: list[RenderedChart]
+    render_seconds: float
+
+
+def format_number(value: float | int | None, unit: str = "") -> str:
+    """How the page writes a figure (the browser test formats results.json's with it)."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value}{unit}"
+    magnitude = abs(value)
+    digits = 0 if magnitude >= 1000 else 1 if magnitude >= 100 else 2 if magnitude >= 1 else 3
+    return f"{value:,.{digits}f}{unit}"
+
+
+@cache
+def javascript_bundle() -> str:
+    """Vega, Vega-Lite and vega-embed as one script (vl-convert's bundle, made offline), safe
+    to inline in a <script> element."""
+    snippet = "window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;"
+    return vl_convert.javascript_bundle(snippet).replace("</script", "<\\/script")
+
+
+def _environment() -> jinja2.Environment:
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("bench_runner.html_report", "templates"),
+        autoescape=jinja2.select_autoescape(default=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    environment.filters["num"] = format_number
+    return environment
+
+
+def render_chart(figure: charts.Figure, directory: Path) -> RenderedChart:
+    start = time.perf_counter()
+    if figure.chart is None:
+        return RenderedChart(
+            figure.name, figure.title, figure.caption, figure.note, None, None, None, 0.0
+        )
+    spec = (
+        figure.chart.configure(background="white")
+        .configure_axis(labelLimit=360)
+        .configure_legend(labelLimit=420)
+        .to_dict()
+    )
+    spec.pop("$schema", None)  # vega-embed is told the mode; no URL in the page
+    (directory / "charts").mkdir(parents=True, exist_ok=True)
+    png, svg = f"charts/{figure.name}.png", f"charts/{figure.name}.svg"
+    (directory / png).write_bytes(vl_convert.vegalite_to_png(spec, scale=PNG_SCALE))
+    (directory / svg).write_text(vl_convert.vegalite_to_svg(spec), encoding="utf-8")
+    return RenderedChart(
+        figure.name,
+        figure.title,
+        figure.caption,
+        None,
+        json.dumps(spec, separators=(",", ":")),
+        png,
+        svg,
+        time.perf_counter() - start,
+    )
+
+
+def context(run: Run) -> dict[str, Any]:
+    """What the figures of ``run`` depend on, from results.json and manifest.json."""
+    document, manifest = run.document, run.manifest or {}
+    profile = document["profile"]
+    device = manifest.get("device") or document.get("device") or {}
+    modes = run.modes
+    verified = [m["verified_rtt_ms"] for m in modes if m.get("verified_rtt_ms") is not None]
+    return {
+        "run_id": run.run_id,
+        "sweep": document.get("sweep"),
+        "plan": document.get("plan"),
+        "started_at": document["started_at"],
+        "finished_at": document["finished_at"],
+        "commit": (document.get("lab") or {}).get("commit"),
+        "images": (document.get("lab") or {}).get("images") or None,
+        "runner": document.get("runner") or {},
+        "host": manifest.get("runner") or {},
+        "device": {k: v for k, v in device.items() if k != "raw"},
+        "libraries": manifest.get("libraries") or {},
+        "profile": profile,
+        "target": document.get("target") or {},
+        "verified_rtt_min": min(verified) if verified else None,
+        "verified_rtt_max": max(verified) if verified else None,
+        "iterations": sorted({m["iterations"] for m in modes}),
+        "warmup": sorted({m["warmup"] for m in modes}),
+        "command": " ".join(manifest.get("command") or []),
+        "ok": document.get("ok"),
+        "load": document.get("load"),
+    }
+
+
+def speedup_rows(run: Run, baseline: str | None) -> tuple[str | None, list[dict[str, Any]]]:
+    """The speedup table: the run's own (``speedup_vs_baseline``), or against the p50 of
+    mode ``baseline`` (its floor client's, else its first) when one is asked for."""
+    reference = None
+    if baseline:
+        candidates = [m for m in run.modes if m["mode"] == baseline and m["stats"]["p50_ms"]]
+        floor = [m for m in candidates if m.get("p50_vs_floor") == 1.0]
+        chosen = floor or candidates
+        reference = chosen[0]["stats"]["p50_ms"] if chosen else None
+    rows: list[dict[str, Any]] = []
+    for mode in run.modes:
+        p50 = mode["stats"]["p50_ms"]
+        rebased = reference / p50 if reference and p50 else None
+        rows.append({"mode": mode, "rebased": rebased})
+    rows.sort(
+        key=lambda row: (
+            row["mode"]["stats"]["p50_ms"] is None,
+            row["mode"]["stats"]["p50_ms"] or 0.0,
+        )
+    )
+    label = baseline if baseline and reference else (run.document.get("baseline") or {}).get("mode")
+    return label, rows
+
+
+def _verdicts(run: Run) -> list[Document]:
+    return [m for m in run.modes if m.get("verdict")]
+
+
+def _write(
+    directory: Path, template: str, rendered: list[RenderedChart], started: float, **values: Any
+) -> ReportFiles:
+    directory.mkdir(parents=True, exist_ok=True)
+    render_seconds = time.perf_counter() - started
+    page = (
+        _environment()
+        .get_template(template)
+        .render(
+            charts=rendered,
+            bundle=javascript_bundle(),
+            format_number=format_number,
+            made_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            **values,
+        )
+    )
+    html = directory / "index.html"
+    html.write_text(page, encoding="utf-8")
+    summary = {
+        "charts": [
+            {key: value for key, value in dataclasses.asdict(chart).items() if key != "spec"}
+            for chart in rendered
+        ],
+        "render_seconds": render_seconds,
+    }
+    (directory / "report.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    return ReportFiles(directory, html, rendered, render_seconds)
+
+
+def build_report(
+    results_dir: Path,
+    runs: Sequence[Run],
+    baseline: str | None = None,
+    output: Path | None = None,
+) -> ReportFiles:
+    """The report of ``runs`` (one run, a sweep, or the last n runs; the last is the main
+    one), written to ``output`` (default ``<last run>/report/``)."""
+    started = time.perf_counter()
+    main = runs[-1]
+    directory = output or main.path / "report"
+    labels = [run.profile for run in runs]
+    if len(set(labels)) < len(labels):
+        labels = [run.run_id for run in runs]
+    labelled = list(zip(labels, runs, strict=True))
+    figures = [builder(labelled) for builder in charts.RUN_CHARTS]
+    figures.append(charts.load(labelled, [load_history(run) for run in runs]))
+    figures.append(charts.trends(trend_runs(results_dir, main), main))
+    figures.append(charts.published(reproduce_runs(results_dir, main)))
+    rendered = [render_chart(figure, directory) for figure in figures]
+    comparison = comparison_markdown(results_dir, main)
+    return _write(
+        directory,
+        "report.html.j2",
+        rendered,
+        started,
+        title=f"Transport Lab report · {main.run_id}",
+        runs=[(label, run, context(run), *speedup_rows(run, baseline)) for label, run in labelled],
+        verdicts=[(run, _verdicts(run)) for run in runs if _verdicts(run)],
+        comparison=(str(comparison[0].relative_to(results_dir)), comparison[1])
+        if comparison
+        else None,
+        compare=None,
+    )
+
+
+def build_comparison(
+    results_dir: Path, run_a: Run, run_b: Run, output: Path | None = None
+) -> ReportFiles:
+    """Two runs side by side: every chart with both, and what changed with its confidence,
+    written to ``output`` (default ``<run B>/report/compare-<run A>/``)."""
+    started = time.perf_counter()
+    directory = output or run_b.path / "report" / f"compare-{run_a.run_id}"
+    labelled = [(f"A · {run_a.run_id}", run_a), (f"B · {run_b.run_id}", run_b)]
+    found, only_a, only_b = changes(run_a, run_b)
+    change_rows = [dataclasses.asdict(item) for item in found]
+    figures = [charts.differences(change_rows)]
+    figures += [builder(labelled) for builder in charts.RUN_CHARTS if builder is not charts.sweep]
+    figures.append(charts.load(labelled, [load_history(run) for run in (run_a, run_b)]))
+    rendered = [render_chart(figure, directory) for figure in figures]
+    context_a, context_b = context(run_a), context(run_b)
+    return _write(
+        directory,
+        "report.html.j2",
+        rendered,
+        started,
+        title=f"Transport Lab comparison · {run_a.run_id} → {run_b.run_id}",
+        runs=[(label, run, context(run), *speedup_rows(run, None)) for label, run in labelled],
+        verdicts=[],
+        comparison=None,
+        compare={
+            "changes": found,
+            "only_a": only_a,
+            "only_b": only_b,
+            "resamples": RESAMPLES,
+            "alpha": ALPHA,
+            "differences": _context_differences(context_a, context_b),
+        },
+    )
+
+
+def _flatten(prefix: str, value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        flat: dict[str, Any] = {}
+        for key, inner in value.items():
+            flat.update(_flatten(f"{prefix}.{key}" if prefix else str(key), inner))
+        return flat
+    return {prefix: value}
+
+
+IGNORED_CONTEXT = (
+    "run_id",
+    "sweep",
+    "started_at",
+    "finished_at",
+    "profile.applied_at",
+    "profile.readback",
+    "command",
+    "verified_rtt_min",
+    "verified_rtt_max",
+)
+
+
+def _context_differences(a: dict[str, Any], b: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """Context fields that differ between the runs (commit, versions, profile, ...)."""
+    flat_a, flat_b = _flatten("", a), _flatten("", b)
+    keys = sorted(set(flat_a) | set(flat_b))
+    return [
+        (key, flat_a.get(key), flat_b.get(key))
+        for key in keys
+        if flat_a.get(key) != flat_b.get(key) and not key.startswith(IGNORED_CONTEXT)
+    ]

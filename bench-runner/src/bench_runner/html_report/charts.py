@@ -1,0 +1,616 @@
+"""The report's charts: one Vega-Altair chart per question, built from results documents.
+
+Each builder takes the report's runs, each with the label the charts show for it (the
+profile in a run's report or a sweep, ``A``/``B`` in a comparison), and returns a
+``Figure``: the chart, or none and a note saying which data the runs lack. Data go inline
+into the spec (no URL), with explicit field types.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import altair as alt
+
+from bench_runner.html_report.runs import Document, Run, is_floor, parameters_label
+from bench_runner.reproduce.published import EXPERIMENTS, load_experiment
+from bench_runner.reproduce.tables import sections
+
+Labelled = Sequence[tuple[str, Run]]
+Row = dict[str, Any]
+WIDTH = 560
+MAX_SERIES = 12
+TIME_PARTS = ("network", "device", "client", "stall")
+
+
+@dataclass
+class Figure:
+    name: str
+    title: str
+    caption: str
+    chart: alt.TopLevelMixin | None = None
+    note: str | None = None
+    rows: list[Row] = field(default_factory=list)
+
+    @property
+    def present(self) -> bool:
+        return self.chart is not None
+
+
+def _data(rows: list[Row]) -> alt.InlineData:
+    return alt.InlineData(values=rows)
+
+
+def _group_title(labelled: Labelled) -> str:
+    return "profile" if all(label == run.profile for label, run in labelled) else "run"
+
+
+def _measured(mode: Document) -> bool:
+    return bool(mode.get("published", True)) and (mode.get("stats") or {}).get("p50_ms") is not None
+
+
+def mode_rows(labelled: Labelled) -> list[Row]:
+    rows = []
+    for label, run in labelled:
+        for mode in run.modes:
+            if not _measured(mode):
+                continue
+            stats = mode["stats"]
+            rows.append(
+                {
+                    "group": label,
+                    "run_id": run.run_id,
+                    "profile": run.profile,
+                    "rtt_ms": run.document["profile"]["rtt_ms"],
+                    "series": mode["series"],
+                    "mode": mode["mode"],
+                    "client": mode["client"],
+                    "transport": mode["transport"],
+                    "parameters": parameters_label(mode),
+                    "floor": is_floor(mode),
+                    "p50_ms": stats["p50_ms"],
+                    "p95_ms": stats["p95_ms"],
+                    "n": stats["n"],
+                }
+            )
+    return rows
+
+
+def _facet(chart: Any, rows: list[Row], column: str, title: str) -> Any:
+    return chart.facet(
+        data=_data(rows), column=alt.Column(f"{column}:N", title=title)
+    ).resolve_scale(x="independent")
+
+
+def latency(labelled: Labelled) -> Figure:
+    figure = Figure(
+        "latency",
+        "p50 and p95 per mode",
+        "Bars: median wall time of one iteration; ticks: 95th percentile. Lower is better.",
+    )
+    rows = mode_rows(labelled)
+    if not rows:
+        figure.note = "no mode was measured (every mode failed or was refused by the RTT gate)"
+        return figure
+    figure.rows = rows
+    # An explicit order (fastest first): layers sorted by a field disagree on the union
+    order = sorted(
+        {row["series"] for row in rows},
+        key=lambda name: min(row["p50_ms"] for row in rows if row["series"] == name),
+    )
+    y = alt.Y("series:N", sort=order, title=None)
+    tooltip = ["series:N", "group:N", "p50_ms:Q", "p95_ms:Q", "n:Q"]
+    bars = (
+        alt.Chart()
+        .mark_bar(color="#4c78a8")
+        .encode(x=alt.X("p50_ms:Q", title="ms per iteration"), y=y, tooltip=tooltip)
+    )
+    ticks = alt.Chart().mark_tick(color="#e45756", thickness=2).encode(x="p95_ms:Q", y=y)
+    layered = alt.layer(bars, ticks).properties(width=WIDTH // max(1, len(labelled)))
+    figure.chart = _facet(layered, rows, "group", _group_title(labelled))
+    return figure
+
+
+def sweep(labelled: Labelled) -> Figure:
+    figure = Figure(
+        "sweep",
+        "Latency sweep and the round-trip model",
+        "Points and solid lines: measured p50 at each profile's verified RTT; dashed: what the "
+        "series' p50 at local plus its round trips times the added RTT predicts.",
+    )
+    profiles = {run.profile for _, run in labelled}
+    if len(profiles) < 2:
+        figure.note = (
+            "not a sweep: the report has one profile (a sweep is several runs of one `sweep`)"
+        )
+        return figure
+    rows = []
+    for _, run in labelled:
+        for mode in run.modes:
+            if not _measured(mode):
+                continue
+            model = mode.get("rtt_model") or {}
+            rows.append(
+                {
+                    "series": mode["series"],
+                    "profile": run.profile,
+                    "floor": is_floor(mode),
+                    "rtt_ms": mode.get("verified_rtt_ms") or run.document["profile"]["rtt_ms"],
+                    "p50_ms": mode["stats"]["p50_ms"],
+                    "predicted_p50_ms": model.get("predicted_p50_ms"),
+                }
+            )
+    series = {row["series"] for row in rows}
+    if len(series) > MAX_SERIES:
+        rows = [row for row in rows if row["floor"]]
+        figure.caption += " Floor clients only (the run has more series than a legend can show)."
+    figure.rows = rows
+    base = alt.Chart().encode(
+        x=alt.X("rtt_ms:Q", title="verified RTT (ms)"),
+        color=alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom", columns=2)),
+    )
+    measured = base.mark_line(point=True).encode(
+        y=alt.Y("p50_ms:Q", title="p50 (ms)"),
+        tooltip=["series:N", "profile:N", "rtt_ms:Q", "p50_ms:Q", "predicted_p50_ms:Q"],
+    )
+    model = (
+        base.transform_filter("isValid(datum.predicted_p50_ms)")
+        .mark_line(strokeDash=[4, 3], opacity=0.7)
+        .encode(y="predicted_p50_ms:Q")
+    )
+    figure.chart = alt.layer(measured, model, data=_data(rows)).properties(width=WIDTH, height=320)
+    return figure
+
+
+def libraries(labelled: Labelled) -> Figure:
+    figure = Figure(
+        "libraries",
+        "Client libraries side by side",
+        "p50 of every client that ran the same mode and settings, in the report's first run "
+        f"({labelled[0][1].profile}).",
+    )
+    label, run = labelled[0]
+    rows = [row for row in mode_rows([(label, run)])]
+    by_mode: dict[str, set[str]] = {}
+    for row in rows:
+        by_mode.setdefault(f"{row['mode']} {row['parameters']}".strip(), set()).add(row["client"])
+    shared = {key for key, clients in by_mode.items() if len(clients) > 1}
+    rows = [
+        {**row, "case": f"{row['mode']} {row['parameters']}".strip()}
+        for row in rows
+        if f"{row['mode']} {row['parameters']}".strip() in shared
+    ]
+    if not rows:
+        figure.note = "no mode was measured with more than one client"
+        return figure
+    figure.rows = rows
+    chart = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            x=alt.X("p50_ms:Q", title="p50 (ms)"),
+            y=alt.Y("client:N", title=None, sort=alt.EncodingSortField("p50_ms")),
+            color=alt.Color("floor:N", title="floor client"),
+            tooltip=["series:N", "p50_ms:Q", "p95_ms:Q"],
+        )
+        .properties(width=220)
+    )
+    figure.chart = chart.facet(
+        data=_data(rows), facet=alt.Facet("case:N", title=None), columns=3
+    ).resolve_scale(x="independent", y="independent")
+    return figure
+
+
+def netconf(labelled: Labelled) -> Figure:
+    figure = Figure(
+        "netconf",
+        "NETCONF: reply size x framing",
+        "p50 per reply size, one line per framing (1.0 end-of-message, 1.1 chunked).",
+    )
+    rows = []
+    for row, mode in _with_modes(labelled):
+        parameters = mode.get("parameters") or {}
+        if row["transport"] == "netconf" and "reply_bytes" in parameters:
+            rows.append(
+                {
+                    **row,
+                    "reply_bytes": parameters["reply_bytes"],
+                    "framing": str(parameters.get("framing")),
+                    "case": f"{mode['mode']} · {mode['client']} · {row['group']}",
+                }
+            )
+    if not rows:
+        figure.note = "no NETCONF mode measured with a reply size"
+        return figure
+    figure.rows = rows
+    chart = (
+        alt.Chart()
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("reply_bytes:Q", title="reply bytes", scale=alt.Scale(type="log")),
+            y=alt.Y("p50_ms:Q", title="p50 (ms)"),
+            color=alt.Color("framing:N"),
+            tooltip=["series:N", "group:N", "p50_ms:Q"],
+        )
+        .properties(width=240, height=180)
+    )
+    figure.chart = chart.facet(
+        data=_data(rows), facet=alt.Facet("case:N", title=None), columns=3
+    ).resolve_scale(y="independent")
+    return figure
+
+
+def _with_modes(labelled: Labelled) -> list[tuple[Row, Document]]:
+    pairs = []
+    for label, run in labelled:
+        for mode in run.modes:
+            if _measured(mode):
+                pairs.append((mode_rows([(label, _single(run, mode))])[0], mode))
+    return pairs
+
+
+def _single(run: Run, mode: Document) -> Run:
+    return Run(run.path, {**run.document, "modes": [mode]}, run.manifest)
+
+
+def tunnel(labelled: Labelled) -> Figure:
+    figure = Figure(
+        "tunnel",
+        "Tunnel throughput against direct HTTPS",
+        "Throughput of one download (payload over p50): through an SSH tunnel and straight "
+        "over HTTPS (https/bulk). Higher is better.",
+    )
+    rows = []
+    for row, mode in _with_modes(labelled):
+        if mode.get("throughput_mb_s") is not None:
+            path = "direct HTTPS" if row["transport"] == "https" else "SSH tunnel"
+            size = (mode.get("parameters") or {}).get("bulk_size", "?")
+            rows.append(
+                {
+                    **row,
+                    "path": path,
+                    "size": f"{size} · {row['group']}",
+                    "throughput_mb_s": mode["throughput_mb_s"],
+                }
+            )
+    if not rows:
+        figure.note = "no bulk transfer measured (tunnel/bulk, https/bulk)"
+        return figure
+    figure.rows = rows
+    figure.chart = (
+        alt.Chart(_data(rows))
+        .mark_bar()
+        .encode(
+            x=alt.X("throughput_mb_s:Q", title="MB/s (10^6 bytes)"),
+            y=alt.Y("series:N", title=None),
+            color=alt.Color("path:N", title=None),
+            row=alt.Row("size:N", title=None),
+            tooltip=["series:N", "throughput_mb_s:Q", "p50_ms:Q"],
+        )
+        .properties(width=WIDTH)
+        .resolve_scale(y="independent")
+    )
+    return figure
+
+
+def resources(labelled: Labelled) -> Figure:
+    figure = Figure(
+        "resources",
+        "Resources per mode",
+        "CPU per measured iteration (runner process and children; device container) and the "
+        "runner's peak resident memory, over the measured iterations.",
+    )
+    rows = []
+    for row, mode in _with_modes(labelled):
+        used = mode.get("resources")
+        n = row["n"]
+        if not used or not n:
+            continue
+        values = {
+            "runner CPU (ms per iteration)": 1000 * used["runner_cpu_s"] / n,
+            "device CPU (ms per iteration)": (
+                1000 * used["device_cpu_s"] / n if used.get("device_cpu_s") is not None else None
+            ),
+            "runner peak RSS (MB)": used["runner_rss_peak_bytes"] / 1e6,
+        }
+        for metric, value in values.items():
+            if value is not None:
+                rows.append({**row, "metric": metric, "value": value})
+    if not rows:
+        figure.note = "no mode recorded its resources"
+        return figure
+    figure.rows = rows
+    multi = len(labelled) > 1
+    chart = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            x=alt.X("value:Q", title=None),
+            y=alt.Y("series:N", title=None),
+            color=alt.Color(
+                "group:N", title=_group_title(labelled), legend=None if not multi else alt.Legend()
+            ),
+            yOffset=alt.YOffset("group:N") if multi else alt.Undefined,
+            tooltip=["series:N", "group:N", "metric:N", "value:Q"],
+        )
+        .properties(width=200)
+    )
+    figure.chart = chart.facet(
+        data=_data(rows), column=alt.Column("metric:N", title=None)
+    ).resolve_scale(x="independent")
+    return figure
+
+
+def time_accounting(labelled: Labelled) -> Figure:
+    figure = Figure(
+        "time-accounting",
+        "Where an iteration's time goes",
+        "Median of each part of an iteration's wall time, from its packets: network (one RTT "
+        "per wait for the device), device, client, TCP stalls.",
+    )
+    rows = []
+    for row, mode in _with_modes(labelled):
+        split = (mode.get("time_split") or {}).get("p50_ms")
+        if split:
+            for order, part in enumerate(TIME_PARTS):
+                rows.append({**row, "part": part, "order": order, "ms": split.get(part, 0.0)})
+    if not rows:
+        figure.note = "no time split: nothing was captured (the runner lacked CAP_NET_RAW?)"
+        return figure
+    figure.rows = rows
+    figure.chart = _stacked(rows, "part", labelled, order="order:Q")
+    return figure
+
+
+def phases(labelled: Labelled) -> Figure:
+    figure = Figure(
+        "phases",
+        "Client phases per iteration",
+        "Median of each phase the client library reports (TCP connect, key exchange, auth, "
+        "commands, ...); clients that expose none are left out.",
+    )
+    rows = []
+    for row, mode in _with_modes(labelled):
+        medians = (mode.get("phases") or {}).get("p50_ms") or {}
+        for order, (name, ms) in enumerate(medians.items()):
+            rows.append({**row, "part": name, "order": order, "ms": ms})
+    if not rows:
+        figure.note = "no client in these runs reports its phases"
+        return figure
+    figure.rows = rows
+    figure.chart = _stacked(rows, "part", labelled, order="order:Q")
+    return figure
+
+
+def _stacked(rows: list[Row], part: str, labelled: Labelled, order: str) -> Any:
+    chart = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            x=alt.X("sum(ms):Q", title="ms (median per part)"),
+            y=alt.Y("series:N", title=None),
+            color=alt.Color(f"{part}:N", title=None, legend=alt.Legend(orient="bottom", columns=4)),
+            order=alt.Order(order),
+            tooltip=["series:N", f"{part}:N", "ms:Q"],
+        )
+        .properties(width=WIDTH // max(1, len(labelled)))
+    )
+    return _facet(chart, rows, "group", _group_title(labelled))
+
+
+LOAD_METRICS = {
+    "Requests/s": "requests/s",
+    "Failures/s": "failures/s",
+    "50%": "p50 response (ms)",
+    "95%": "p95 response (ms)",
+    "User Count": "users",
+}
+
+
+def load(labelled: Labelled, histories: Sequence[list[dict[str, str]]]) -> Figure:
+    figure = Figure(
+        "load",
+        "Load curves",
+        "The load run's aggregated figures over its duration (Locust's stats history).",
+    )
+    rows = []
+    for (label, _), history in zip(labelled, histories, strict=True):
+        if not history:
+            continue
+        start = min(float(entry["Timestamp"]) for entry in history)
+        for entry in history:
+            for column, metric in LOAD_METRICS.items():
+                value = _number(entry.get(column))
+                if value is not None:
+                    rows.append(
+                        {
+                            "group": label,
+                            "metric": metric,
+                            "value": value,
+                            "elapsed_s": float(entry["Timestamp"]) - start,
+                        }
+                    )
+    if not rows:
+        figure.note = "no load run: results/<run>/load/ holds no Locust stats history"
+        return figure
+    figure.rows = rows
+    chart = (
+        alt.Chart()
+        .mark_line()
+        .encode(
+            x=alt.X("elapsed_s:Q", title="seconds into the load run"),
+            y=alt.Y("value:Q", title=None),
+            color=alt.Color("group:N", title=_group_title(labelled)),
+            tooltip=["metric:N", "elapsed_s:Q", "value:Q"],
+        )
+        .properties(width=WIDTH, height=110)
+    )
+    figure.chart = chart.facet(data=_data(rows), row=alt.Row("metric:N", title=None)).resolve_scale(
+        y="independent"
+    )
+    return figure
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        return float(text) if text not in (None, "", "N/A") else None
+    except ValueError:
+        return None
+
+
+def trends(nights: Sequence[Run], current: Run) -> Figure:
+    figure = Figure(
+        "trends",
+        "Trends across runs of the same plan",
+        f"p50 of each series over the runs of plan {current.document.get('plan')!r} at profile "
+        f"{current.profile!r} against the same target, up to this one.",
+    )
+    if len(nights) < 2:
+        figure.note = "no earlier run of the same plan, profile and target"
+        return figure
+    wanted = {mode["series"] for mode in current.modes if _measured(mode)}
+    if len(wanted) > MAX_SERIES:
+        wanted = {mode["series"] for mode in current.modes if _measured(mode) and is_floor(mode)}
+        figure.caption += " Floor clients only."
+    rows = []
+    for night in nights:
+        for mode in night.modes:
+            if mode["series"] in wanted and _measured(mode):
+                verdict = (mode.get("verdict") or {}).get("verdict")
+                rows.append(
+                    {
+                        "series": mode["series"],
+                        "run_id": night.run_id,
+                        "started_at": night.document["started_at"],
+                        "p50_ms": mode["stats"]["p50_ms"],
+                        "verdict": verdict or "none",
+                    }
+                )
+    figure.rows = rows
+    figure.chart = (
+        alt.Chart(_data(rows))
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("started_at:T", title="run started (UTC)"),
+            y=alt.Y("p50_ms:Q", title="p50 (ms)"),
+            color=alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom", columns=2)),
+            tooltip=["series:N", "run_id:N", "p50_ms:Q", "verdict:N"],
+        )
+        .properties(width=WIDTH, height=300)
+    )
+    return figure
+
+
+def published(runs: Sequence[Run]) -> Figure:
+    figure = Figure(
+        "published",
+        "Published benchmarks beside the lab's",
+        "Each reproduced publication's figure and the lab's for the same subject and case "
+        "(make reproduce); bars of one panel share its metric.",
+    )
+    documents = [run.document for run in runs]
+    plans = {document.get("plan") for document in documents}
+    rows = []
+    for name in EXPERIMENTS:
+        experiment = load_experiment(name)
+        if experiment.plan not in plans:
+            continue
+        for section in sections(experiment, documents):
+            case = " ".join(f"{key}={value}" for key, value in section.case.items())
+            panel = f"{experiment.experiment} · {case} · {section.metric}"
+            for entry in section.rows:
+                if entry.lab is None:
+                    continue
+                for source, value in (("published", entry.published), ("lab", entry.lab.value)):
+                    rows.append(
+                        {
+                            "panel": panel,
+                            "subject": entry.subject.name,
+                            "source": source,
+                            "value": value,
+                        }
+                    )
+    if not rows:
+        figure.note = "no reproduction run (make reproduce) among these runs"
+        return figure
+    figure.rows = rows
+    chart = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            x=alt.X("value:Q", title=None, scale=alt.Scale(type="log")),
+            y=alt.Y("subject:N", title=None),
+            yOffset="source:N",
+            color=alt.Color("source:N", title=None),
+            tooltip=["panel:N", "subject:N", "source:N", "value:Q"],
+        )
+        .properties(width=260)
+    )
+    figure.chart = chart.facet(
+        data=_data(rows), facet=alt.Facet("panel:N", title=None), columns=2
+    ).resolve_scale(x="independent", y="independent")
+    return figure
+
+
+def started(run: Run) -> datetime:
+    return run.started_at
+
+
+Builder = Callable[[Labelled], Figure]
+RUN_CHARTS: tuple[Builder, ...] = (
+    latency,
+    sweep,
+    libraries,
+    netconf,
+    tunnel,
+    resources,
+    time_accounting,
+    phases,
+)
+
+
+def differences(rows: list[Row]) -> Figure:
+    """Compare: each series' median difference B - A with its bootstrap interval."""
+    figure = Figure(
+        "differences",
+        "What changed: median difference B - A",
+        "Points: difference of the medians (ms, B - A; right of 0 means B is slower); bars: its "
+        "95 % bootstrap interval. Colour: the verdict (interval and Mann-Whitney test).",
+    )
+    rows = [row for row in rows if row["ci_low_ms"] is not None]
+    if not rows:
+        figure.note = "no series measured in both runs with enough samples"
+        return figure
+    figure.rows = rows
+    y = alt.Y("series:N", title=None)
+    bars = (
+        alt.Chart()
+        .mark_rule(strokeWidth=2)
+        .encode(
+            x=alt.X("ci_low_ms:Q", title="median difference B - A (ms)"),
+            x2="ci_high_ms:Q",
+            y=y,
+            color=alt.Color("verdict:N", title=None),
+        )
+    )
+    points = (
+        alt.Chart()
+        .mark_point(filled=True, size=50)
+        .encode(
+            x="difference_ms:Q",
+            y=y,
+            color="verdict:N",
+            tooltip=[
+                "series:N",
+                "difference_ms:Q",
+                "ci_low_ms:Q",
+                "ci_high_ms:Q",
+                "p_value:Q",
+                "change_pct:Q",
+            ],
+        )
+    )
+    zero = alt.Chart().mark_rule(color="#888", strokeDash=[3, 3]).encode(x=alt.datum(0))
+    figure.chart = alt.layer(bars, points, zero, data=_data(rows)).properties(width=WIDTH)
+    return figure

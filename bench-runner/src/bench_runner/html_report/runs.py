@@ -1,0 +1,182 @@
+"""Finding and reading the runs a report is made of: results.json, manifest.json and what
+other commands leave beside them (a load run's CSVs, ``make reproduce``'s comparison.md)."""
+
+import csv
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+Document = dict[str, Any]
+FLOOR_CLIENTS = frozenset({"asyncssh", "httpx", "python-ssl"})
+
+
+class RunNotFoundError(LookupError):
+    """No run, or more than one, answers to a name."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run directory: its results document and, when written, its manifest."""
+
+    path: Path
+    document: Document
+    manifest: Document | None
+
+    @property
+    def run_id(self) -> str:
+        return str(self.document["run_id"])
+
+    @property
+    def profile(self) -> str:
+        return str(self.document["profile"]["name"])
+
+    @property
+    def started_at(self) -> datetime:
+        return datetime.fromisoformat(self.document["started_at"])
+
+    @property
+    def modes(self) -> list[Document]:
+        return list(self.document["modes"])
+
+
+def _load_only(document: Document) -> Document:
+    """A load run's document (``run_id``, ``lab_commit``, ``load``: the Locust load runs)
+    in the shape the report reads: no modes, its profile, times and commit."""
+    load = document["load"]
+    profile = load.get("profile") or {}
+    return {
+        **document,
+        "started_at": load["started_at"],
+        "finished_at": load.get("finished_at", load["started_at"]),
+        "lab": {"commit": document.get("lab_commit") or load.get("lab_commit"), "images": None},
+        "profile": {
+            "name": profile.get("name", "unknown"),
+            "rtt_ms": profile.get("configured_rtt_ms", 0.0),
+            "jitter_ms": 0.0,
+            "loss_pct": 0.0,
+            "engine": profile.get("engine", "unknown"),
+        },
+        "modes": [],
+        "plan": None,
+        "sweep": None,
+        "ok": not (load.get("totals") or {}).get("failures"),
+    }
+
+
+def read_run(path: Path) -> Run:
+    document = json.loads((path / "results.json").read_text(encoding="utf-8"))
+    if "modes" not in document and isinstance(document.get("load"), dict):
+        document = _load_only(document)
+    manifest_path = path / "manifest.json"
+    manifest = (
+        json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
+    )
+    return Run(path=path, document=document, manifest=manifest)
+
+
+def all_runs(results_dir: Path) -> list[Run]:
+    """Every run under ``results_dir`` (a directory with a results.json), oldest first."""
+    runs = []
+    for path in results_dir.glob("*/results.json"):
+        try:
+            run = read_run(path.parent)
+            _ = (run.run_id, run.started_at, run.profile, run.modes)  # a run's document
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # a file being written, or another tool's: not part of any report
+        runs.append(run)
+    return sorted(runs, key=lambda run: (run.started_at, run.run_id))
+
+
+def find_run(results_dir: Path, name: str) -> Run:
+    """The run named ``name``, or the only one whose id starts with it."""
+    if (results_dir / name / "results.json").is_file():
+        return read_run(results_dir / name)
+    matches = [run for run in all_runs(results_dir) if run.run_id.startswith(name)]
+    if len(matches) != 1:
+        found = ", ".join(run.run_id for run in matches) or "none"
+        raise RunNotFoundError(f"{name!r} names {len(matches)} runs under {results_dir}: {found}")
+    return matches[0]
+
+
+def latest_runs(results_dir: Path, count: int) -> list[Run]:
+    """The ``count`` most recent runs, oldest first."""
+    runs = all_runs(results_dir)
+    if not runs:
+        raise RunNotFoundError(f"no run under {results_dir}")
+    return runs[-count:]
+
+
+def sweep_runs(results_dir: Path, run: Run) -> list[Run]:
+    """The runs of ``run``'s sweep (same ``sweep``), lowest RTT first; ``[run]`` alone when
+    it is no sweep."""
+    sweep = run.document.get("sweep")
+    if not sweep:
+        return [run]
+    members = [other for other in all_runs(results_dir) if other.document.get("sweep") == sweep]
+    return sorted(members, key=lambda other: (other.document["profile"]["rtt_ms"], other.run_id))
+
+
+def trend_runs(results_dir: Path, run: Run, limit: int = 60) -> list[Run]:
+    """Runs of the same plan, profile and target up to ``run``: the nights a nightly plan
+    leaves, oldest first; at most ``limit``."""
+    plan = run.document.get("plan")
+    if not plan:
+        return [run]
+
+    def key(other: Run) -> tuple[Any, ...]:
+        target = other.document.get("target") or {}
+        return (other.document.get("plan"), other.profile, target.get("host"), target.get("name"))
+
+    same = [
+        o for o in all_runs(results_dir) if key(o) == key(run) and o.started_at <= run.started_at
+    ]
+    return same[-limit:]
+
+
+def load_history(run: Run) -> list[dict[str, str]]:
+    """Locust's ``*_stats_history.csv`` rows under ``<run>/load/`` (``--csv`` output), the
+    aggregated rows only; empty when the run has no load run."""
+    rows: list[dict[str, str]] = []
+    for path in sorted((run.path / "load").glob("*stats_history.csv")):
+        with path.open(encoding="utf-8", newline="") as handle:
+            rows.extend(row for row in csv.DictReader(handle) if row.get("Name") == "Aggregated")
+    return rows
+
+
+def comparison_markdown(results_dir: Path, run: Run) -> tuple[Path, str] | None:
+    """``make reproduce``'s comparison.md: in the run's directory, or in the directory named
+    by a prefix of its id (``reproduce-<time>`` for ``reproduce-<time>-clibench``)."""
+    candidates = [run.path / "comparison.md"]
+    candidates += sorted(
+        (
+            path
+            for path in results_dir.glob("*/comparison.md")
+            if run.run_id.startswith(path.parent.name)
+        ),
+        key=lambda path: -len(path.parent.name),
+    )
+    for path in candidates:
+        if path.is_file():
+            return path, path.read_text(encoding="utf-8")
+    return None
+
+
+def reproduce_runs(results_dir: Path, run: Run) -> list[Run]:
+    """The runs of the ``make reproduce`` invocation ``run`` belongs to (those sharing the
+    prefix of the directory its comparison.md is in)."""
+    found = comparison_markdown(results_dir, run)
+    if found is None:
+        return [run]
+    prefix = found[0].parent.name
+    return [other for other in all_runs(results_dir) if other.run_id.startswith(prefix)]
+
+
+def is_floor(mode: Document) -> bool:
+    return mode.get("client") in FLOOR_CLIENTS
+
+
+def parameters_label(mode: Document) -> str:
+    parameters = mode.get("parameters") or {}
+    return " ".join(f"{key}={value}" for key, value in sorted(parameters.items()))

@@ -1,0 +1,283 @@
+"""The HTML report and the comparison, from synthetic results documents: which charts are
+drawn or skipped (with a note), the static images, the page's figures, the statistics."""
+
+import json
+import re
+import statistics
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from bench_runner.cli import app
+from bench_runner.html_report import build_comparison, build_report
+from bench_runner.html_report.build import PNG_SCALE, format_number
+from bench_runner.html_report.compare import change, median_difference_ci
+from bench_runner.html_report.runs import find_run, sweep_runs, trend_runs
+from pngcheck import assert_drawn
+
+START = datetime(2026, 11, 20, 2, 0, tzinfo=UTC)
+
+
+def mode_doc(mode: str, client: str, samples: list[float], **extra: Any) -> dict[str, Any]:
+    transport = mode.split("/")[0]
+    p50 = float(np.percentile(samples, 50))
+    parameters = extra.pop("parameters", None)
+    label = " · ".join(
+        [mode, f"{client} 1.0"]
+        + ([" ".join(f"{k}={v}" for k, v in parameters.items())] if parameters else [])
+    )
+    document = {
+        "mode": mode, "transport": transport, "client": client, "client_version": "1.0",
+        "iterations": len(samples), "warmup": 1, "commands": ["show version"],
+        "configured_rtt_ms": 30.0, "verified_rtt_ms": 30.4, "min_round_trips": 3, "ok": True,
+        "published": True, "samples_ms": samples, "error_messages": [], "series": label,
+        "parameters": parameters, "speedup_vs_baseline": None,
+        "p50_vs_floor": 1.0 if client in ("asyncssh", "httpx") else 1.5,
+        "stats": {"n": len(samples), "errors": 0, "p50_ms": p50,
+                  "p95_ms": float(np.percentile(samples, 95)), "mean_ms": statistics.mean(samples)},
+        "resources": {"elapsed_s": sum(samples) / 900, "runner_cpu_s": 0.05,
+                      "runner_rss_peak_bytes": 90_000_000, "device_cpu_s": 0.02},
+        "time_split": {"p50_ms": {"network": 0.8 * p50, "device": 0.05 * p50,
+                                  "client": 0.15 * p50, "stall": 0.0}},
+        "phases": {"p50_ms": {"tcp_connect": 0.2 * p50, "commands": 0.7 * p50}},
+    }  # fmt: skip
+    document.update(extra)
+    return document
+
+
+def run_doc(
+    results: Path, run_id: str, profile: str, rtt: float, modes: list[dict[str, Any]],
+    sweep: str | None = None, plan: str = "default", started: datetime = START,
+) -> Path:  # fmt: skip
+    document = {
+        "schema_version": 3, "run_id": run_id, "sweep": sweep or run_id, "plan": plan,
+        "started_at": started.isoformat().replace("+00:00", "Z"),
+        "finished_at": (started + timedelta(minutes=2)).isoformat().replace("+00:00", "Z"),
+        "lab": {"commit": "abc123def456", "images": "transport-lab/*:dev"},
+        "runner": {"version": "0.1.0", "python": "3.11.2"}, "device": {"hostname": "lab-r1"},
+        "target": {"host": "device", "ssh_port": 22, "https_port": 443, "name": None},
+        "profile": {"name": profile, "rtt_ms": rtt, "jitter_ms": 0.0, "loss_pct": 0.0,
+                    "rate_mbit": 0.0, "engine": "nfq", "engine_reason": "test"},
+        "modes": modes, "ok": True, "baseline": None, "not_applicable": [],
+    }  # fmt: skip
+    path = results / run_id
+    path.mkdir(parents=True)
+    (path / "results.json").write_text(json.dumps(document))
+    manifest = {"command": ["bench-runner", "run"], "libraries": {"asyncssh": "2.24.1"},
+                "runner": {"kernel": "6.1", "platform": "linux"}}  # fmt: skip
+    (path / "manifest.json").write_text(json.dumps(manifest))
+    return path
+
+
+def floor_modes(scale: float = 1.0) -> list[dict[str, Any]]:
+    return [
+        mode_doc("ssh/pty-fresh", "asyncssh", [scale * v for v in (120, 125, 123, 130, 128)]),
+        mode_doc("ssh/pty-fresh", "paramiko", [scale * v for v in (150, 155, 149, 160, 152)]),
+        mode_doc("https/keep-alive", "httpx", [scale * v for v in (31, 32, 33, 31.5, 32.5)]),
+    ]
+
+
+def check_report(directory: Path) -> dict[str, Any]:
+    """Every drawn chart has a PNG of twice its SVG's size with something in it; every
+    skipped one a note; the page names no external resource."""
+    summary: dict[str, Any] = json.loads((directory / "report.json").read_text())
+    for chart in summary["charts"]:
+        if chart["png"]:
+            root = ElementTree.parse(directory / chart["svg"]).getroot()
+            width, height = round(float(root.attrib["width"])), round(float(root.attrib["height"]))
+            assert_drawn(directory / chart["png"], width * PNG_SCALE, height * PNG_SCALE)
+        else:
+            assert chart["note"], chart
+    html = (directory / "index.html").read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
+    assert "window.vegaEmbed" in html  # the bundle is inline
+    return summary
+
+
+def drawn(summary: dict[str, Any]) -> set[str]:
+    return {chart["name"] for chart in summary["charts"] if chart["png"]}
+
+
+def test_single_run_report(tmp_path: Path) -> None:
+    path = run_doc(tmp_path, "one", "regional", 30.0, floor_modes())
+    files = build_report(tmp_path, [find_run(tmp_path, "on")])
+    assert files.html == path / "report" / "index.html"
+    summary = check_report(files.directory)
+    assert drawn(summary) == {"latency", "libraries", "resources", "time-accounting", "phases"}
+    notes = {chart["name"]: chart["note"] for chart in summary["charts"] if not chart["png"]}
+    assert notes["load"].startswith("no load run")
+    assert notes["sweep"].startswith("not a sweep")
+    html = files.html.read_text()
+    for mode in json.loads((path / "results.json").read_text())["modes"]:
+        value = json.dumps(mode["stats"]["p50_ms"])
+        assert f'data-path="stats.p50_ms" data-value="{value}">' in html
+        assert f">{format_number(mode['stats']['p50_ms'])}</span>" in html
+    assert "abc123def456" in html
+    assert "transport-lab/*:dev" in html
+    assert "No verdicts in these runs" in html
+    assert html.count("<p>") >= 2  # methodology and caveats
+
+
+def test_sweep_trends_load_and_verdicts(tmp_path: Path) -> None:
+    for night in range(3):  # nights of the plan at regional, the last one a sweep's member
+        modes = floor_modes(1.0 + 0.01 * night)
+        if night == 2:
+            for mode in modes:
+                mode["rtt_model"] = {"predicted_p50_ms": mode["stats"]["p50_ms"] * 0.9}
+                median = mode["stats"]["p50_ms"]
+                mode["verdict"] = {
+                    "verdict": "unchanged", "median_ms": median, "baseline_median_ms": 1.0,
+                    "change_pct": 1.0, "nights": 2,
+                }  # fmt: skip
+        run_doc(tmp_path, f"n{night}-regional", "regional", 30.0, modes, sweep=f"n{night}",
+                plan="nightly", started=START + timedelta(days=night))  # fmt: skip
+    run_doc(tmp_path, "n2-local", "local", 0.0, floor_modes(0.2), sweep="n2", plan="nightly",
+            started=START + timedelta(days=2) - timedelta(minutes=5))  # fmt: skip
+    load_dir = tmp_path / "n2-regional" / "load"
+    load_dir.mkdir()
+    (load_dir / "locust_stats_history.csv").write_text(
+        "Timestamp,User Count,Type,Name,Requests/s,Failures/s,50%,95%\n"
+        + "".join(
+            f"{1700000000 + s},{s},,Aggregated,{s * 2},0,{30 + s},{40 + s}\n" for s in range(5)
+        )
+        + "1700000001,1,GET,/x,1,0,1,1\n"
+    )
+    main = find_run(tmp_path, "n2-regional")
+    sweep = sweep_runs(tmp_path, main)
+    assert [run.profile for run in sweep] == ["local", "regional"]
+    assert [run.run_id for run in trend_runs(tmp_path, main)] == [
+        f"n{i}-regional" for i in range(3)
+    ]
+    files = build_report(tmp_path, sweep, baseline="ssh/pty-fresh")
+    summary = check_report(files.directory)
+    assert {"sweep", "trends", "load"} <= drawn(summary)
+    html = files.html.read_text()
+    assert 'data-path="verdict.median_ms"' in html
+    assert "unchanged" in html
+    assert "speedup vs ssh/pty-fresh" in html
+    assert f"{format_number(1.0)}\N{MULTIPLICATION SIGN}" in html  # the baseline against itself
+
+
+def test_published_beside_the_lab(tmp_path: Path) -> None:
+    modes = [mode_doc("https/keep-alive", "httpx", [1.1, 1.2, 1.3]),
+             mode_doc("ssh/pty-fresh", "asyncssh", [9.0, 9.5, 10.0])]  # fmt: skip
+    run_doc(tmp_path, "reproduce-x-clibench", "local", 0.0, modes, plan="reproduce-clibench")
+    (tmp_path / "reproduce-x").mkdir()
+    (tmp_path / "reproduce-x" / "comparison.md").write_text("# Published benchmarks\n")
+    files = build_report(tmp_path, [find_run(tmp_path, "reproduce-x-clibench")])
+    summary = check_report(files.directory)
+    assert "published" in drawn(summary)
+    assert "reproduce-x/comparison.md" in files.html.read_text()
+
+
+def test_chart_without_data_is_skipped_with_a_note(tmp_path: Path) -> None:
+    failed = mode_doc("ssh/reuse-conn", "asyncssh", [1.0])
+    failed.update(samples_ms=[], ok=False, error_messages=["iteration 1: timeout"])
+    failed["stats"] = {"n": 0, "errors": 1, "p50_ms": None, "p95_ms": None}
+    run_doc(tmp_path, "bad", "local", 0.0, [failed])
+    summary = check_report(build_report(tmp_path, [find_run(tmp_path, "bad")]).directory)
+    assert drawn(summary) == set()
+    assert all(chart["note"] for chart in summary["charts"])
+
+
+def test_comparison(tmp_path: Path) -> None:
+    run_doc(tmp_path, "a", "regional", 30.0, floor_modes())
+    slower = floor_modes()
+    slower[0] = mode_doc("ssh/pty-fresh", "asyncssh", [200, 205, 210, 207, 203])
+    slower.append(mode_doc("https/batch-post", "httpx", [10, 11, 12]))
+    run_doc(tmp_path, "b", "regional", 30.0, slower)
+    files = build_comparison(tmp_path, find_run(tmp_path, "a"), find_run(tmp_path, "b"))
+    assert files.directory == tmp_path / "b" / "report" / "compare-a"
+    summary = check_report(files.directory)
+    assert {"differences", "latency"} <= drawn(summary)
+    html = files.html.read_text()
+    assert "slower" in html
+    assert "Only in B: https/batch-post" in html
+
+
+def test_change_statistics() -> None:
+    rng = np.random.default_rng(1)
+    a = list(rng.normal(100, 2, 30))
+    b = list(rng.normal(110, 2, 30))
+    low, high = median_difference_ci(a, b)
+    assert low < float(np.median(b) - np.median(a)) < high
+    assert low > 5
+    assert high < 15
+    judged = change(mode_doc("m/x", "c", a), mode_doc("m/x", "c", b))
+    assert judged.verdict == "slower"
+    assert judged.p_value is not None
+    assert judged.p_value < 1e-6
+    same = change(mode_doc("m/x", "c", a), mode_doc("m/x", "c", a[::-1]))
+    assert same.verdict == "no clear change"
+    assert same.ci_low_ms is not None
+    assert same.ci_low_ms <= 0 <= (same.ci_high_ms or 0)
+    few = change(mode_doc("m/x", "c", [1.0, 2.0]), mode_doc("m/x", "c", [5.0, 6.0]))
+    assert few.verdict == "too few samples"
+    assert few.p_value is None
+
+
+def test_format_number() -> None:
+    assert format_number(None) == "—"
+    assert format_number(1234.5) == "1,234"  # banker's rounding of the 0-digit format
+    assert format_number(123.456) == "123.5"
+    assert format_number(12.3456, " ms") == "12.35 ms"
+    assert format_number(0.12345) == "0.123"
+    assert format_number(5) == "5"
+    assert format_number(True) == "yes"
+
+
+def test_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_doc(tmp_path, "a", "regional", 30.0, floor_modes())
+    run_doc(tmp_path, "b", "regional", 30.0, floor_modes(1.5), started=START + timedelta(hours=1))
+    monkeypatch.setenv("RESULTS_DIR", str(tmp_path))
+    runner = CliRunner()
+    result = runner.invoke(app, ["report-html"])  # the latest run
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "b" / "report" / "index.html").is_file()
+    result = runner.invoke(app, ["report-html", "--last", "2"])
+    assert result.exit_code == 0, result.output
+    assert "regional" in (tmp_path / "b" / "report" / "index.html").read_text()
+    result = runner.invoke(app, ["compare", "a", "b"])
+    assert result.exit_code == 0, result.output
+    assert "slower" in result.output
+    result = runner.invoke(app, ["report-html", "nope"])
+    assert result.exit_code == 2
+
+
+def test_other_documents_under_results_are_ignored(tmp_path: Path) -> None:
+    run_doc(tmp_path, "a", "regional", 30.0, floor_modes())
+    (tmp_path / "load-x").mkdir()
+    (tmp_path / "load-x" / "results.json").write_text('{"load": {"users": 10}}')
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "results.json").write_text("{")
+    assert [run.run_id for run in sweep_runs(tmp_path, find_run(tmp_path, "a"))] == ["a"]
+
+
+def test_load_run_report(tmp_path: Path) -> None:
+    """A load run (Locust) writes results.json with a `load` section and no modes."""
+    path = tmp_path / "load-run"
+    (path / "load").mkdir(parents=True)
+    load = {
+        "started_at": "2026-11-23T02:52:08+00:00", "finished_at": "2026-11-23T02:54:09+00:00",
+        "profile": {"name": "local", "engine": "nfq", "configured_rtt_ms": 0.0},
+        "locust": {"users": 200}, "totals": {"failures": 0},
+        "transports": [{"mode": "https/keep-alive", "client": "geventhttpclient 2.6.1",
+                        "requests": 50, "failures": 0, "ops_per_s": 10.0, "p50_ms": 4140.0}],
+    }  # fmt: skip
+    (path / "results.json").write_text(
+        json.dumps({"run_id": "load-run", "lab_commit": "x", "load": load})
+    )
+    (path / "load" / "locust_stats_history.csv").write_text(
+        "Timestamp,User Count,Type,Name,Requests/s,Failures/s,50%,95%\n"
+        "1795402328,0,,Aggregated,0.0,0.0,N/A,N/A\n1795402329,50,,Aggregated,5.0,0.0,4100,6200\n"
+        "1795402330,100,,Aggregated,10.0,0.0,4140,6300\n"
+    )
+    files = build_report(tmp_path, [find_run(tmp_path, "load-run")])
+    summary = check_report(files.directory)
+    assert drawn(summary) == {"load"}
+    assert "geventhttpclient 2.6.1" in files.html.read_text()
