@@ -15,3 +15,5 @@ class Delivery:
     detail: str
     """What was delivered, or why not and where the payload was spooled."""
     spooled_to: Path | None = None
+    set_aside: bool = False
+    """The spooled file was no payload: moved to ``spooled_to``, out of every replay."""

@@ -1,5 +1,6 @@
 """InfluxDB 1.x sink: one ``run`` point per run, one ``iteration`` point per measured
-iteration and one ``mode_summary`` point per mode, written with the HTTP /write API
+iteration, one ``mode_summary`` point per mode and one ``verdict`` point per judged mode
+(what the Nightly dashboard annotates and tabulates), written with the HTTP /write API
 (nanosecond timestamps, basic auth). Every point of a run is distinct (line_protocol's
 ``distinct_timestamps``), so InfluxDB stores as many points as the runner reports."""
 
@@ -139,6 +140,36 @@ def run_point(run: RunResult) -> Point:
     )
 
 
+def verdict_point(run: RunResult, mode: ModeResult) -> Point | None:
+    """The mode's verdict at the run's start (an annotation at the night it concerns), with
+    a ``title`` naming it; None for a mode without one. Tagged like the mode's other
+    points, so each series of a run has its own."""
+    verdict = mode.verdict
+    if verdict is None:
+        return None
+    change = f" {verdict.change_pct:+.1f} %" if verdict.change_pct is not None else ""
+    since = f" since {verdict.changepoint_run_id}" if verdict.changepoint_run_id else ""
+    return Point(
+        measurement="verdict",
+        tags=mode_tags(run, mode),
+        fields={
+            "verdict": verdict.verdict,
+            "title": f"{verdict.verdict}{change}: {mode.series}{since}",
+            "regression": verdict.verdict == "regression",
+            "median_ms": verdict.median_ms,
+            "baseline_median_ms": verdict.baseline_median_ms,
+            "baseline_mad_ms": verdict.baseline_mad_ms,
+            "change_pct": verdict.change_pct,
+            "threshold_pct": verdict.threshold_pct,
+            "robust_z": verdict.robust_z,
+            "nights": verdict.nights,
+            "rule": verdict.rule,
+            "changepoint_run_id": verdict.changepoint_run_id,
+        },
+        timestamp_ns=epoch_ns(run.started_at),
+    )
+
+
 def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
     points = [run_point(run)]
     for mode_run in mode_runs:
@@ -170,6 +201,9 @@ def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
                 timestamp_ns=epoch_ns(mode.finished_at or run.finished_at),
             )
         )
+        verdict = verdict_point(run, mode)
+        if verdict is not None:
+            points.append(verdict)
     return distinct_timestamps(points)
 
 

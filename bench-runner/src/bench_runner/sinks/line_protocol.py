@@ -106,9 +106,11 @@ _MS_TIMESTAMPS_BELOW = 10**15
 
 def timestamp_precision(lines: str) -> str:
     """``ms`` or ``ns``: the unit of a payload's timestamps, from its first line (payloads
-    spooled before the runner wrote nanoseconds carry milliseconds)."""
-    first = next((line for line in lines.splitlines() if line.strip()), "")
-    timestamp = first.rsplit(" ", 1)[-1]
-    if not timestamp.lstrip("-").isdigit():
-        raise ValueError(f"no timestamp at the end of {first[:80]!r}")
-    return "ms" if abs(int(timestamp)) < _MS_TIMESTAMPS_BELOW else "ns"
+    spooled before the runner wrote nanoseconds carry milliseconds). Every line must end
+    with a timestamp: a line without one is what a payload cut short looks like, and
+    InfluxDB would store the lines before it and refuse the rest."""
+    present = [line for line in lines.splitlines() if line.strip()] or [""]
+    for number, line in enumerate(present, start=1):
+        if not line.rsplit(" ", 1)[-1].lstrip("-").isdigit():
+            raise ValueError(f"no timestamp at the end of line {number}: {line[:80]!r}")
+    return "ms" if abs(int(present[0].rsplit(" ", 1)[-1])) < _MS_TIMESTAMPS_BELOW else "ns"

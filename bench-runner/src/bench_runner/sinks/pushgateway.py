@@ -74,6 +74,30 @@ def run_registry(run: RunResult) -> CollectorRegistry:
         mode_labels,
         registry=registry,
     )
+    regression = Gauge(
+        "transport_bench_mode_regression",
+        "1 when the mode's verdict against the earlier nights is a regression, else 0",
+        mode_labels,
+        registry=registry,
+    )
+    verdict_info = Gauge(
+        "transport_bench_mode_verdict",
+        "1 for the mode's verdict against the earlier nights (label verdict)",
+        (*mode_labels, "verdict"),
+        registry=registry,
+    )
+    verdict_change = Gauge(
+        "transport_bench_mode_verdict_change_ratio",
+        "the level judged against the earlier nights' median, minus 1 (0.1 = 10 % slower)",
+        mode_labels,
+        registry=registry,
+    )
+    verdict_z = Gauge(
+        "transport_bench_mode_verdict_robust_z",
+        "robust z of that change (verdicts/gate.py)",
+        mode_labels,
+        registry=registry,
+    )
     finished = Gauge(
         "transport_bench_run_finished_timestamp_seconds",
         "end of the run, Unix time",
@@ -105,6 +129,14 @@ def run_registry(run: RunResult) -> CollectorRegistry:
                 durations[suffix].labels(*labels).set(value_ms / 1000.0)
         iterations.labels(*labels).set(mode.stats.n)
         errors.labels(*labels).set(mode.stats.errors)
+        verdict = mode.verdict
+        if verdict is not None:
+            regression.labels(*labels).set(1 if verdict.verdict == "regression" else 0)
+            verdict_info.labels(*labels, verdict.verdict).set(1)
+            if verdict.change_pct is not None:
+                verdict_change.labels(*labels).set(verdict.change_pct / 100)
+            if verdict.robust_z is not None:
+                verdict_z.labels(*labels).set(verdict.robust_z)
     finished.labels(run.run_id, run.profile.name, run.profile.engine).set(
         run.finished_at.timestamp()
     )

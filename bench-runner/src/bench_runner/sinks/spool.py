@@ -6,6 +6,8 @@ from pathlib import Path
 
 INFLUX_SUFFIX = ".lp"
 PUSHGATEWAY_SUFFIX = ".pushgateway.json"
+CORRUPT_DIR = "corrupt"
+"""Where a file that no replay could ever deliver is set aside, under the spool."""
 
 
 @dataclass(frozen=True)
@@ -23,7 +25,27 @@ class Spool:
         return path
 
     def pending(self, suffix: str) -> list[Path]:
-        """Spooled files of one kind, oldest name first (names start with a UTC timestamp)."""
+        """Spooled files of one kind, in the order they were written. Names are run ids,
+        which a user may choose (``--run-id``), so they say nothing about time: the file's
+        modification time does (``save`` renames, which keeps it), the name breaking ties."""
         if not self.directory.is_dir():
             return []
-        return sorted(path for path in self.directory.iterdir() if path.name.endswith(suffix))
+        found = [
+            path
+            for path in self.directory.iterdir()
+            if path.name.endswith(suffix) and path.is_file()
+        ]
+        return sorted(found, key=lambda path: (path.stat().st_mtime_ns, path.name))
+
+    def set_aside(self, path: Path) -> Path:
+        """Move a file out of the way of every later replay, into ``corrupt/``; an existing
+        file of the same name there is not overwritten."""
+        corrupt = self.directory / CORRUPT_DIR
+        corrupt.mkdir(exist_ok=True)
+        target = corrupt / path.name
+        counter = 1
+        while target.exists():
+            target = corrupt / f"{path.name}.{counter}"
+            counter += 1
+        os.replace(path, target)
+        return target
