@@ -11,6 +11,14 @@ from dataclasses import dataclass
 
 from bench_runner.modes.base import Mode, Session, Target, Transport
 from bench_runner.modes.bulk import BulkDownload, BulkSize
+from bench_runner.modes.fleet_exec import FLEET_MODES, FleetShowVersion, sweep_fleet
+from bench_runner.modes.go_clients import (
+    SCRAPLIGO_SCOPE,
+    ScrapligoNetconfEditCommit,
+    ScrapligoNetconfFreshSession,
+    ScrapligoNetconfReuseSession,
+    ScrapligoPtyFresh,
+)
 from bench_runner.modes.https import (
     HttpsBatch,
     HttpsFreshConnection,
@@ -41,7 +49,16 @@ from bench_runner.modes.netconf_libraries import (
     NcclientReuseSession,
     ScrapliNetconfEditCommit,
     ScrapliNetconfFreshSession,
+    ScrapliNetconfParamikoEditCommit,
+    ScrapliNetconfParamikoFreshSession,
+    ScrapliNetconfParamikoReuseSession,
     ScrapliNetconfReuseSession,
+    ScrapliNetconfSsh2EditCommit,
+    ScrapliNetconfSsh2FreshSession,
+    ScrapliNetconfSsh2ReuseSession,
+    ScrapliNetconfSystemEditCommit,
+    ScrapliNetconfSystemFreshSession,
+    ScrapliNetconfSystemReuseSession,
 )
 from bench_runner.modes.ssh_exec import SshBatchExec, SshFreshConnection, SshReuseConnection
 from bench_runner.modes.ssh_libraries import (
@@ -52,7 +69,30 @@ from bench_runner.modes.ssh_libraries import (
     ParamikoBatchExec,
     ParamikoFreshConnection,
     ParamikoReuseConnection,
+    ScrapliParamikoPtyFresh,
     ScrapliPtyFresh,
+    ScrapliSsh2PtyFresh,
+    ScrapliSystemPtyFresh,
+)
+from bench_runner.modes.ssh_native import (
+    PSSH_SCOPE,
+    PsshLibsshBatchExec,
+    PsshLibsshFreshConnection,
+    PsshLibsshPtyFresh,
+    PsshLibsshPtyReuse,
+    PsshLibsshReuseConnection,
+    PsshNativeBatchExec,
+    PsshNativeFreshConnection,
+    PsshNativePtyFresh,
+    PsshNativePtyReuse,
+    PsshNativeReuseConnection,
+    Ssh2BatchExec,
+    Ssh2FreshConnection,
+    Ssh2PtyFresh,
+    Ssh2PtyReuse,
+    Ssh2ReuseConnection,
+    Ssh2TunnelBulk,
+    Ssh2TunnelRequest,
 )
 from bench_runner.modes.ssh_pty import SshPtyFresh, SshPtyReuse
 from bench_runner.modes.tunnel import (
@@ -119,11 +159,52 @@ LIBRARY_MODES: tuple[Mode, ...] = (
     OpensshTunnelRequest(),
     ParamikoTunnelBulk(),
     ParamikoTunnelRequest(),
+    # libssh2 / libssh (ssh_native.py)
+    Ssh2FreshConnection(),
+    Ssh2ReuseConnection(),
+    Ssh2BatchExec(),
+    Ssh2PtyFresh(),
+    Ssh2PtyReuse(),
+    Ssh2TunnelBulk(),
+    Ssh2TunnelRequest(),
+    PsshNativeFreshConnection(),
+    PsshNativeReuseConnection(),
+    PsshNativeBatchExec(),
+    PsshNativePtyFresh(),
+    PsshNativePtyReuse(),
+    PsshLibsshFreshConnection(),
+    PsshLibsshReuseConnection(),
+    PsshLibsshBatchExec(),
+    PsshLibsshPtyFresh(),
+    PsshLibsshPtyReuse(),
+    # scrapli's other transports (the client "scrapli" is its asyncssh transport)
+    ScrapliSystemPtyFresh(),
+    ScrapliParamikoPtyFresh(),
+    ScrapliSsh2PtyFresh(),
+    ScrapliNetconfSystemFreshSession(),
+    ScrapliNetconfSystemReuseSession(),
+    ScrapliNetconfSystemEditCommit(),
+    ScrapliNetconfParamikoFreshSession(),
+    ScrapliNetconfParamikoReuseSession(),
+    ScrapliNetconfParamikoEditCommit(),
+    ScrapliNetconfSsh2FreshSession(),
+    ScrapliNetconfSsh2ReuseSession(),
+    ScrapliNetconfSsh2EditCommit(),
+    # Go: scrapligo through the goclient program (go_clients.py)
+    ScrapligoPtyFresh(),
+    ScrapligoNetconfFreshSession(),
+    ScrapligoNetconfReuseSession(),
+    ScrapligoNetconfEditCommit(),
 )
 
-ALL_MODES: tuple[Mode, ...] = FLOOR_MODES + LIBRARY_MODES
+ALL_MODES: tuple[Mode, ...] = FLOOR_MODES + LIBRARY_MODES + FLEET_MODES
+"""Every (mode, client) pair. The fleet modes (fleet_exec.py: several devices of the lab's
+fleet per iteration, with the reproduction's clients) are selected by name only: ``all``
+(``MODE_NAMES``) leaves them out, as they need a fleet and measure an experiment."""
 MODE_NAMES: tuple[str, ...] = tuple(dict.fromkeys(mode.name for mode in FLOOR_MODES))
-MODES_BY_NAME: dict[str, Mode] = {mode.name: mode for mode in FLOOR_MODES}
+MODES_BY_NAME: dict[str, Mode] = {
+    mode.name: mode for mode in (*FLOOR_MODES, *(m for m in FLEET_MODES if m.floor))
+}
 """Mode name -> its floor-client implementation."""
 LIBRARY_CLIENTS: tuple[str, ...] = tuple(dict.fromkeys(mode.client for mode in LIBRARY_MODES))
 FLOOR = "floor"
@@ -140,6 +221,15 @@ CLIENT_SCOPE: dict[str, str] = {
     "httpx": "no API to offer a saved TLS session (resumption)",
     "python-ssl": "used for TLS session resumption only",
     "scrapli-netconf": "waits for each reply before the next RPC (no pipelining)",
+    "scrapli-system": "drives interactive PTY sessions only, one per connection (driver.open)",
+    "scrapli-paramiko": "drives interactive PTY sessions only, one per connection (driver.open)",
+    "scrapli-ssh2": "drives interactive PTY sessions only, one per connection (driver.open)",
+    "scrapli-netconf-system": "waits for each reply before the next RPC (no pipelining)",
+    "scrapli-netconf-paramiko": "waits for each reply before the next RPC (no pipelining)",
+    "scrapli-netconf-ssh2": "waits for each reply before the next RPC (no pipelining)",
+    "parallel-ssh-native": PSSH_SCOPE,
+    "parallel-ssh-libssh": PSSH_SCOPE,
+    "scrapligo": SCRAPLIGO_SCOPE,
 }
 
 
@@ -249,18 +339,28 @@ def client_versions() -> dict[str, str]:
     return versions
 
 
+# Transports a client has no mode of at all, yet is asked about (listed as not applicable).
+OTHER_SCOPE: dict[str, set[str]] = {
+    "parallel-ssh-native": {Transport.TUNNEL.value},
+    "parallel-ssh-libssh": {Transport.TUNNEL.value},
+}
+
+
 def _transports_of(client: str) -> set[str]:
-    return {mode.transport.value for mode in ALL_MODES if mode.client == client}
+    implemented = {mode.transport.value for mode in ALL_MODES if mode.client == client}
+    return implemented | OTHER_SCOPE.get(client, set())
 
 
 __all__ = [
     "ALL_MODES",
     "DEFAULT_MODES",
+    "FLEET_MODES",
     "FLOOR_MODES",
     "LIBRARY_MODES",
     "MODES_BY_NAME",
     "MODE_NAMES",
     "BulkDownload",
+    "FleetShowVersion",
     "Mode",
     "NetconfMode",
     "NotApplicableEntry",
@@ -272,5 +372,6 @@ __all__ = [
     "client_versions",
     "select_modes",
     "sweep_bulk_sizes",
+    "sweep_fleet",
     "sweep_netconf",
 ]

@@ -6,7 +6,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib.metadata import PackageNotFoundError, version
-from typing import ClassVar, Protocol
+from typing import ClassVar, Protocol, runtime_checkable
 
 
 class Transport(StrEnum):
@@ -34,6 +34,26 @@ class Session(Protocol):
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         """Run all commands once; return the outputs to validate (one per command or one
         combined output); raise IterationError on a transport-level failure."""
+        ...
+
+
+@dataclass(frozen=True)
+class ReportedSpan:
+    """An iteration's span on CLOCK_REALTIME and its duration, as a client that times its
+    own iterations measured them (a program in another process: modes/go_clients.py)."""
+
+    started_ns: int
+    ended_ns: int
+    wall_ms: float
+
+
+@runtime_checkable
+class SelfTimedSession(Protocol):
+    """A session whose client times each iteration itself; the runner records that span
+    (its wire segment and time split still come from the runner's capture marks)."""
+
+    def take_span(self) -> ReportedSpan | None:
+        """The last iteration's span, once; None when the client reported none."""
         ...
 
 
@@ -93,6 +113,12 @@ class Mode(ABC):
     def wire_ports(self, target: Target) -> tuple[int, ...]:
         """The target's TCP ports whose packets are this mode's (counted on the wire)."""
         return (self.port(target),)
+
+    def wire_hosts(self, target: Target) -> tuple[str, ...]:
+        """The hosts whose traffic is this mode's (counted on the wire): the target, or
+        every device a fleet mode connects to. May block (a fleet mode asks the device
+        for its fleet); the runner calls it in a worker thread."""
+        return (target.host,)
 
     def min_round_trips(self, n_commands: int) -> int:
         return self.min_bound.round_trips(n_commands)

@@ -12,6 +12,8 @@ scrapli-netconf waits for each reply (not applicable there).
 import asyncio
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
+from functools import partial
+from importlib.metadata import version
 from typing import Any
 
 from ncclient import manager  # type: ignore[import-untyped]
@@ -19,7 +21,7 @@ from ncclient.devices.default import DefaultDeviceHandler  # type: ignore[import
 from ncclient.operations import RPCError  # type: ignore[import-untyped]
 from ncclient.transport import TransportError  # type: ignore[import-untyped]
 from scrapli.exceptions import ScrapliException
-from scrapli_netconf.driver import AsyncNetconfDriver
+from scrapli_netconf.driver import AsyncNetconfDriver, NetconfDriver
 
 from bench_runner.modes.base import ONE_PER_COMMAND, RoundTripBound, Session, Target
 from bench_runner.modes.netconf import (
@@ -34,6 +36,7 @@ from bench_runner.modes.netconf import (
     original_description,
     payload_filter,
 )
+from bench_runner.modes.ssh_libraries import scrapli_nodelay_socket, scrapli_transport_version
 from bench_runner.phases import PhaseTimer
 from bench_runner.validation import IterationError
 
@@ -202,6 +205,9 @@ class NcclientFreshSession(NetconfFreshSession):
     )
     expected_bound = RoundTripBound(per_command=1, fixed=14)
 
+    def client_version(self) -> str:
+        return version("ncclient")
+
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
         async with _ncclient_session(target, self, fresh=True) as session:
@@ -217,6 +223,9 @@ class NcclientReuseSession(NetconfReuseSession):
     floor = False
     description = "ncclient; one manager kept; one get per command, each after the previous reply"
     expected_bound = ONE_PER_COMMAND
+
+    def client_version(self) -> str:
+        return version("ncclient")
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -241,6 +250,9 @@ class NcclientBatchRpc(NetconfBatchRpc):
     )
     expected_bound = ONE_PER_COMMAND
 
+    def client_version(self) -> str:
+        return version("ncclient")
+
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
         async with _ncclient_session(target, self, fresh=False) as session:
@@ -260,26 +272,80 @@ class NcclientEditCommit(NetconfEditCommit):
     )
     expected_bound = RoundTripBound(per_command=1, fixed=1)
 
+    def client_version(self) -> str:
+        return version("ncclient")
+
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
         async with _ncclient_session(target, self, fresh=False) as session:
             yield session
 
 
-def _scrapli_driver(target: Target, mode: NetconfMode) -> AsyncNetconfDriver:
-    return AsyncNetconfDriver(
-        host=target.host,
-        port=target.netconf_port,
-        auth_username=target.username,
-        auth_password=target.password,
-        auth_strict_key=False,
-        transport="asyncssh",
-        ssh_config_file=False,
-        preferred_netconf_version=mode.framing,
-        timeout_socket=OPERATION_TIMEOUT_S,
-        timeout_transport=OPERATION_TIMEOUT_S,
-        timeout_ops=OPERATION_TIMEOUT_S,
-    )
+SCRAPLI_NETCONF_TRANSPORTS = {
+    "scrapli-netconf": "asyncssh",
+    "scrapli-netconf-system": "system",
+    "scrapli-netconf-paramiko": "paramiko",
+    "scrapli-netconf-ssh2": "ssh2",
+}
+"""Client name -> scrapli transport plugin; ``scrapli-netconf`` is the asyncssh one, as it
+has been since the first results."""
+
+
+class _SyncNetconf:
+    """A synchronous ``NetconfDriver`` (system, paramiko, ssh2 transports) behind the
+    awaitable calls the session makes, each run in a worker thread."""
+
+    def __init__(self, driver: NetconfDriver, target: Target) -> None:
+        self._driver = driver
+        self._target = target
+
+    def _open(self) -> None:
+        if self._driver.transport_name in ("paramiko", "ssh2"):
+            scrapli_nodelay_socket(
+                self._driver.transport,
+                self._target.host,
+                self._target.netconf_port,
+                OPERATION_TIMEOUT_S,
+            )
+        self._driver.open()
+
+    async def open(self) -> None:
+        await asyncio.to_thread(self._open)
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._driver.close)
+
+    async def get(self, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(partial(self._driver.get, **kwargs))
+
+    async def get_config(self, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(partial(self._driver.get_config, **kwargs))
+
+    async def edit_config(self, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(partial(self._driver.edit_config, **kwargs))
+
+    async def commit(self) -> Any:
+        return await asyncio.to_thread(self._driver.commit)
+
+
+def _scrapli_driver(target: Target, mode: NetconfMode) -> Any:
+    transport = SCRAPLI_NETCONF_TRANSPORTS[mode.client]
+    options: dict[str, Any] = {
+        "host": target.host,
+        "port": target.netconf_port,
+        "auth_username": target.username,
+        "auth_password": target.password,
+        "auth_strict_key": False,
+        "transport": transport,
+        "ssh_config_file": False,
+        "preferred_netconf_version": mode.framing,
+        "timeout_socket": OPERATION_TIMEOUT_S,
+        "timeout_transport": OPERATION_TIMEOUT_S,
+        "timeout_ops": OPERATION_TIMEOUT_S,
+    }
+    if transport == "asyncssh":
+        return AsyncNetconfDriver(**options)
+    return _SyncNetconf(NetconfDriver(**options), target)
 
 
 def _scrapli_result(response: Any, expect: str) -> str:
@@ -294,7 +360,7 @@ class _ScrapliSession:
         self,
         target: Target,
         mode: NetconfMode,
-        kept: AsyncNetconfDriver | None,
+        kept: Any,
     ) -> None:
         self._target = target
         self._mode = mode
@@ -302,7 +368,7 @@ class _ScrapliSession:
         self._edits = 0
         self.phases = PhaseTimer()
 
-    async def _operations(self, conn: AsyncNetconfDriver, count: int) -> list[str]:
+    async def _operations(self, conn: Any, count: int) -> list[str]:
         if not isinstance(self._mode, NetconfEditCommit):
             subtree = payload_filter(self._mode.reply_bytes)
             return [
@@ -380,6 +446,9 @@ class ScrapliNetconfFreshSession(NetconfFreshSession):
     )
     expected_bound = RoundTripBound(per_command=1, fixed=10)
 
+    def client_version(self) -> str:
+        return scrapli_transport_version("scrapli-netconf", SCRAPLI_NETCONF_TRANSPORTS[self.client])
+
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
         async with _scrapli_session(target, self, fresh=True) as session:
@@ -395,6 +464,9 @@ class ScrapliNetconfReuseSession(NetconfReuseSession):
     floor = False
     description = "scrapli-netconf (asyncssh transport); one driver kept; one get per command"
     expected_bound = ONE_PER_COMMAND
+
+    def client_version(self) -> str:
+        return scrapli_transport_version("scrapli-netconf", SCRAPLI_NETCONF_TRANSPORTS[self.client])
 
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
@@ -416,7 +488,113 @@ class ScrapliNetconfEditCommit(NetconfEditCommit):
     )
     expected_bound = RoundTripBound(per_command=1, fixed=1)
 
+    def client_version(self) -> str:
+        return scrapli_transport_version("scrapli-netconf", SCRAPLI_NETCONF_TRANSPORTS[self.client])
+
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
         async with _scrapli_session(target, self, fresh=False) as session:
             yield session
+
+
+# --- scrapli-netconf over its other transports ----------------------------------------------
+
+
+class ScrapliNetconfSystemFreshSession(ScrapliNetconfFreshSession):
+    """scrapli-netconf ``NetconfDriver`` over the system transport (OpenSSH ``ssh -s
+    netconf`` in a PTY scrapli drives): per iteration open, one get per command, close.
+    Lower bound 4 + n. Expected 9 + n round trips, counted on the wire at local (README):
+    OpenSSH's login and subsystem, the hellos, one per get."""
+
+    client = "scrapli-netconf-system"
+    description = (
+        "scrapli-netconf (system transport: OpenSSH); per iteration open, one get per "
+        "command, close"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=9)
+
+
+class ScrapliNetconfParamikoFreshSession(ScrapliNetconfFreshSession):
+    """scrapli-netconf over the paramiko transport (TCP_NODELAY socket). Lower bound 4 + n.
+    Expected 8 + n round trips, counted on the wire at local (README)."""
+
+    client = "scrapli-netconf-paramiko"
+    description = (
+        "scrapli-netconf (paramiko transport); per iteration open, one get per command, close"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=8)
+
+
+class ScrapliNetconfSsh2FreshSession(ScrapliNetconfFreshSession):
+    """scrapli-netconf over the ssh2 transport (ssh2-python, libssh2; TCP_NODELAY socket).
+    Lower bound 4 + n. Expected 9 + n round trips, on the wire at local (README)."""
+
+    client = "scrapli-netconf-ssh2"
+    description = (
+        "scrapli-netconf (ssh2 transport: ssh2-python); per iteration open, one get per "
+        "command, close"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=9)
+
+
+class ScrapliNetconfSystemReuseSession(ScrapliNetconfReuseSession):
+    """scrapli-netconf (system transport): one driver kept; one get per command. Lower
+    bound n. Expected n round trips (wire, README)."""
+
+    client = "scrapli-netconf-system"
+    description = "scrapli-netconf (system transport); one driver kept; one get per command"
+    expected_bound = ONE_PER_COMMAND
+
+
+class ScrapliNetconfParamikoReuseSession(ScrapliNetconfReuseSession):
+    """scrapli-netconf (paramiko transport): one driver kept; one get per command. Lower
+    bound n. Expected n round trips (wire, README)."""
+
+    client = "scrapli-netconf-paramiko"
+    description = "scrapli-netconf (paramiko transport); one driver kept; one get per command"
+    expected_bound = ONE_PER_COMMAND
+
+
+class ScrapliNetconfSsh2ReuseSession(ScrapliNetconfReuseSession):
+    """scrapli-netconf (ssh2 transport): one driver kept; one get per command. Lower bound
+    n. Expected n round trips (wire, README)."""
+
+    client = "scrapli-netconf-ssh2"
+    description = "scrapli-netconf (ssh2 transport); one driver kept; one get per command"
+    expected_bound = ONE_PER_COMMAND
+
+
+class ScrapliNetconfSystemEditCommit(ScrapliNetconfEditCommit):
+    """scrapli-netconf (system transport): per command edit_config, then commit. Lower
+    bound n + 1. Expected n + 1 round trips (wire, README)."""
+
+    client = "scrapli-netconf-system"
+    description = (
+        "scrapli-netconf (system transport); one driver kept; per command edit_config "
+        "(candidate), then commit"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=1)
+
+
+class ScrapliNetconfParamikoEditCommit(ScrapliNetconfEditCommit):
+    """scrapli-netconf (paramiko transport): per command edit_config, then commit. Lower
+    bound n + 1. Expected n + 1 round trips (wire, README)."""
+
+    client = "scrapli-netconf-paramiko"
+    description = (
+        "scrapli-netconf (paramiko transport); one driver kept; per command edit_config "
+        "(candidate), then commit"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=1)
+
+
+class ScrapliNetconfSsh2EditCommit(ScrapliNetconfEditCommit):
+    """scrapli-netconf (ssh2 transport): per command edit_config, then commit. Lower bound
+    n + 1. Expected n + 1 round trips (wire, README)."""
+
+    client = "scrapli-netconf-ssh2"
+    description = (
+        "scrapli-netconf (ssh2 transport); one driver kept; per command edit_config "
+        "(candidate), then commit"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=1)

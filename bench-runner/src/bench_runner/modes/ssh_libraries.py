@@ -15,11 +15,14 @@ import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from functools import cache
+from importlib.metadata import version
 from pathlib import Path
+from typing import Any, ClassVar
 
 import paramiko
 from netmiko import ConnectHandler
-from scrapli.driver.core import AsyncIOSXEDriver
+from scrapli.driver.core import AsyncIOSXEDriver, IOSXEDriver
+from scrapli.transport.base.base_socket import Socket as ScrapliSocket
 
 from bench_runner.modes.base import RoundTripBound, Session, Target
 from bench_runner.modes.ssh_exec import SshBatchExec, SshFreshConnection, SshReuseConnection
@@ -443,28 +446,61 @@ class NetmikoPtyFresh(SshPtyFresh):
 
 # --- scrapli --------------------------------------------------------------------------------
 
+SCRAPLI_TRANSPORT_LIBRARIES = {
+    "asyncssh": "asyncssh",
+    "system": "openssh",
+    "paramiko": "paramiko",
+    "ssh2": "ssh2-python",
+}
+"""scrapli's SSH transport plugins and the library (or program) each one drives."""
+
+
+def scrapli_transport_version(distribution: str, transport: str) -> str:
+    """``scrapli 2026.2.20, transport ssh2: ssh2-python 1.2.0.post1``."""
+    library = SCRAPLI_TRANSPORT_LIBRARIES[transport]
+    underneath = openssh_version() if library == "openssh" else f"{library} {version(library)}"
+    return f"{distribution} {version(distribution)}, transport {transport}: {underneath}"
+
+
+def scrapli_nodelay_socket(transport: Any, host: str, port: int, timeout: float) -> None:
+    """Give scrapli's paramiko or ssh2 transport a connected socket with TCP_NODELAY: both
+    open their own ``scrapli.transport.base.base_socket.Socket`` only when they have none
+    (``if not self.socket``), and neither sets the option (each SSH message would wait for
+    the device's delayed ACK). The asyncssh transport needs nothing (asyncio sets
+    TCP_NODELAY on every TCP transport) and the system transport cannot be given one
+    (``ssh`` makes its own socket, and sets TCP_NODELAY itself for a session with a PTY)."""
+    sock = ScrapliSocket(host=host, port=port, timeout=timeout)
+    sock.open()
+    assert sock.sock is not None  # open() connected it or raised
+    sock.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    transport.socket = sock
+
+
+def _scrapli_options(target: Target, transport: str) -> dict[str, Any]:
+    return {
+        "host": target.host,
+        "port": target.ssh_port,
+        "auth_username": target.username,
+        "auth_password": target.password,
+        "auth_strict_key": False,
+        "ssh_config_file": False,
+        "transport": transport,
+        "timeout_socket": LIBRARY_TIMEOUT_S,
+        "timeout_transport": LIBRARY_TIMEOUT_S,
+        "timeout_ops": LIBRARY_TIMEOUT_S,
+    }
+
 
 class _ScrapliSession:
-    """Phases: connect (open: connection, shell, privilege and terminal setup), commands,
-    close."""
+    """asyncssh transport (``AsyncIOSXEDriver``, scrapli's asyncio transports). Phases:
+    connect (open: connection, shell, privilege and terminal setup), commands, close."""
 
     def __init__(self, target: Target) -> None:
         self._target = target
         self.phases = PhaseTimer()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
-        driver = AsyncIOSXEDriver(
-            host=self._target.host,
-            port=self._target.ssh_port,
-            auth_username=self._target.username,
-            auth_password=self._target.password,
-            auth_strict_key=False,
-            ssh_config_file=False,
-            transport="asyncssh",
-            timeout_socket=LIBRARY_TIMEOUT_S,
-            timeout_transport=LIBRARY_TIMEOUT_S,
-            timeout_ops=LIBRARY_TIMEOUT_S,
-        )
+        driver = AsyncIOSXEDriver(**_scrapli_options(self._target, "asyncssh"))
         with self.phases.measure("connect"):
             await driver.open()
         try:
@@ -475,21 +511,102 @@ class _ScrapliSession:
                 await driver.close()
 
 
+class _ScrapliSyncSession:
+    """A synchronous transport (``IOSXEDriver``: system, paramiko, ssh2) in a worker
+    thread; the same phases."""
+
+    def __init__(self, target: Target, transport: str) -> None:
+        self._target = target
+        self._transport = transport
+        self.phases = PhaseTimer()
+
+    def run_sync(self, commands: Sequence[str]) -> list[str]:
+        target = self._target
+        driver = IOSXEDriver(**_scrapli_options(target, self._transport))
+        with self.phases.measure("connect"):
+            if self._transport in ("paramiko", "ssh2"):
+                scrapli_nodelay_socket(
+                    driver.transport, target.host, target.ssh_port, LIBRARY_TIMEOUT_S
+                )
+            driver.open()
+        try:
+            with self.phases.measure("commands"):
+                return [driver.send_command(command).result for command in commands]
+        finally:
+            with self.phases.measure("close"):
+                driver.close()
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        return await asyncio.to_thread(self.run_sync, commands)
+
+
 class ScrapliPtyFresh(SshPtyFresh):
     """scrapli AsyncIOSXEDriver over its asyncssh transport: per iteration open (connection,
     PTY shell, privilege check, terminal length 0 and width), send_command per command,
     close. Lower bound 6 + n round trips, as for the mode. Expected 20 + n: added delay 24.6
     and 26.3 for 5 commands at 30 ms in two runs (README), the asyncssh client's 14 + n plus
-    scrapli's privilege check and prompt reads; 26 direction changes on the wire."""
+    scrapli's privilege check and prompt reads; 26 direction changes on the wire.
+
+    The client name ``scrapli`` (without a transport) is this asyncssh transport, as it has
+    been since the first results; the other transports are ``scrapli-<transport>``."""
 
     client = "scrapli"
     floor = False
+    transport_plugin: ClassVar[str] = "asyncssh"
     description = (
         "scrapli AsyncIOSXEDriver (asyncssh transport); per iteration open, "
         "send_command per command, close"
     )
     expected_bound = RoundTripBound(per_command=1, fixed=20)
 
+    def client_version(self) -> str:
+        return scrapli_transport_version("scrapli", self.transport_plugin)
+
     @asynccontextmanager
     async def session(self, target: Target) -> AsyncIterator[Session]:
-        yield _ScrapliSession(target)
+        if self.transport_plugin == "asyncssh":
+            yield _ScrapliSession(target)
+        else:
+            yield _ScrapliSyncSession(target, self.transport_plugin)
+
+
+class ScrapliSystemPtyFresh(ScrapliPtyFresh):
+    """scrapli IOSXEDriver over its system transport (the OpenSSH ``ssh`` binary in a PTY
+    that scrapli drives, typing the password itself). Lower bound 6 + n round trips.
+    Expected 21 + n, counted on the wire at local (README): OpenSSH's login (its fresh-conn
+    count up to the shell) plus scrapli's session preparation, as with asyncssh."""
+
+    client = "scrapli-system"
+    transport_plugin = "system"
+    description = (
+        "scrapli IOSXEDriver (system transport: OpenSSH ssh); per iteration open, "
+        "send_command per command, close"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=20)
+
+
+class ScrapliParamikoPtyFresh(ScrapliPtyFresh):
+    """scrapli IOSXEDriver over its paramiko transport (socket with TCP_NODELAY). Lower
+    bound 6 + n round trips. Expected 20 + n, counted on the wire at local (README)."""
+
+    client = "scrapli-paramiko"
+    transport_plugin = "paramiko"
+    description = (
+        "scrapli IOSXEDriver (paramiko transport); per iteration open, send_command per "
+        "command, close"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=20)
+
+
+class ScrapliSsh2PtyFresh(ScrapliPtyFresh):
+    """scrapli IOSXEDriver over its ssh2 transport (ssh2-python, libssh2; socket with
+    TCP_NODELAY). Lower bound 6 + n round trips. Expected 20 + n, counted on the wire at
+    local (README)."""
+
+    client = "scrapli-ssh2"
+    transport_plugin = "ssh2"
+    description = (
+        "scrapli IOSXEDriver (ssh2 transport: ssh2-python, libssh2); per iteration open, "
+        "send_command per command, close"
+    )
+    expected_bound = RoundTripBound(per_command=1, fixed=21)

@@ -1,0 +1,80 @@
+// Package report writes what the program tells the runner: one JSON object per line on
+// standard output. Iteration boundaries are CLOCK_REALTIME nanoseconds (time.Now's wall
+// reading), the clock the kernel stamps captured packets with and the runner's
+// time.time_ns() reads; the duration comes from the monotonic reading of the same two
+// instants.
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+)
+
+// Events of a line.
+const (
+	EventReady     = "ready"
+	EventIteration = "iteration"
+	EventDone      = "done"
+	EventError     = "error"
+)
+
+// Reply is one NETCONF reply with the message-id its RPC carried and what a successful
+// reply contains ("<data" or "<ok"); the runner checks it as it checks its own clients'.
+type Reply struct {
+	MessageID int    `json:"message_id"`
+	Expect    string `json:"expect"`
+	Text      string `json:"text"`
+}
+
+// Line is one report. Fields not meaningful for an event are left out.
+type Line struct {
+	Event   string `json:"event"`
+	Client  string `json:"client,omitempty"`
+	Version string `json:"version,omitempty"`
+	Index   int    `json:"index,omitempty"`
+	Warmup  bool   `json:"warmup,omitempty"`
+	StartNs int64  `json:"start_ns,omitempty"`
+	EndNs   int64  `json:"end_ns,omitempty"`
+	WallNs  int64  `json:"wall_ns,omitempty"`
+	OK      bool   `json:"ok"`
+	Error   string `json:"error,omitempty"`
+	// Outputs: one per command (CLI). Replies: every NETCONF reply, in order.
+	Outputs []string           `json:"outputs,omitempty"`
+	Replies []Reply            `json:"replies,omitempty"`
+	Bytes   int                `json:"output_bytes,omitempty"`
+	Phases  map[string]float64 `json:"phases_ms,omitempty"`
+}
+
+// Span is an iteration's boundaries.
+type Span struct {
+	Start, End time.Time
+}
+
+// Apply sets the line's boundaries and duration from the span.
+func (s Span) Apply(l *Line) {
+	l.StartNs = s.Start.UnixNano()
+	l.EndNs = s.End.UnixNano()
+	l.WallNs = int64(s.End.Sub(s.Start))
+}
+
+// Writer writes lines, each flushed whole.
+type Writer struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+// NewWriter writes to w (the program's standard output).
+func NewWriter(w io.Writer) *Writer {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &Writer{enc: enc}
+}
+
+// Write encodes one line (Encode ends it with a newline).
+func (w *Writer) Write(l Line) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.enc.Encode(l)
+}

@@ -1,0 +1,106 @@
+"""The lab's figure beside a published one, read from a reproduction run's results
+documents (results.json as parsed JSON, bench-runner/SCHEMA.md).
+
+A published figure is matched by the first ``modes[]`` entry, in the order the documents
+are given, of the subject's lab ``mode`` and ``client`` whose run and parameters fit the
+figure's case (``profile`` is the run's ``profile.name``; every other key a
+``parameters`` value, compared as text) and that was published with at least one sample.
+Its metric is then computed from that entry:
+
+- ``p50_ms``: ``stats.p50_ms``;
+- ``throughput_mib_s``: ``transfer_bytes / (stats.p50_ms / 1000) / 2**20``, MiB/s: the
+  unit the tunnel publication uses (``throughput_mb_s`` is 10**6 bytes);
+- ``requests_per_s``: ``1000 * len(commands) / stats.mean_ms``: one request per command,
+  each after the previous one on a kept session, so the mean is what a run of many
+  requests averages;
+- ``rpc_total_ms``: ``requests * stats.mean_ms / len(commands)``: the time ``requests``
+  requests one after another take (``Experiment.requests``);
+- ``setup_ms``: the sum of ``phases.p50_ms`` over the connection phases (``SETUP_PHASES``):
+  a library's whole ``connect``, or the floor client's TCP connect, key exchange, auth and
+  NETCONF hello. None when the entry recorded none of them.
+"""
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench_runner.reproduce.published import CaseValue, Metric
+
+HIGHER_IS_BETTER: frozenset[Metric] = frozenset({"throughput_mib_s", "requests_per_s"})
+SETUP_PHASES = ("tcp_connect", "key_exchange", "auth", "connect", "hello")
+MIB = 1 << 20
+
+Document = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class LabFigure:
+    value: float
+    run_id: str
+    client_version: str
+
+
+def load_documents(results_dir: Path, prefixes: Sequence[str]) -> list[dict[str, Any]]:
+    """The results documents of every run under ``results_dir`` whose directory name starts
+    with one of ``prefixes`` (a plan over several profiles writes ``<run-id>-<profile>``),
+    in name order."""
+    paths = sorted(
+        path
+        for path in results_dir.glob("*/results.json")
+        if any(path.parent.name.startswith(prefix) for prefix in prefixes)
+    )
+    return [json.loads(path.read_text(encoding="utf-8")) for path in paths]
+
+
+def _fits(run: Document, entry: Mapping[str, Any], case: Mapping[str, CaseValue]) -> bool:
+    parameters = entry.get("parameters") or {}
+    for key, wanted in case.items():
+        actual = run["profile"]["name"] if key == "profile" else parameters.get(key)
+        if actual is None or str(actual) != str(wanted):
+            return False
+    return True
+
+
+def metric_value(entry: Mapping[str, Any], metric: Metric, requests: int) -> float | None:
+    """``metric`` of one ``modes[]`` entry, as the module docstring defines it."""
+    stats = entry["stats"]
+    commands = len(entry["commands"]) or 1
+    if metric == "p50_ms":
+        return float(stats["p50_ms"])
+    if metric == "throughput_mib_s":
+        transfer = entry.get("transfer_bytes")
+        return transfer / (stats["p50_ms"] / 1000) / MIB if transfer and stats["p50_ms"] else None
+    if metric == "requests_per_s":
+        return 1000 * commands / stats["mean_ms"] if stats["mean_ms"] else None
+    if metric == "rpc_total_ms":
+        return float(requests * stats["mean_ms"] / commands)
+    phases = (entry.get("phases") or {}).get("p50_ms") or {}
+    setup = [phases[name] for name in SETUP_PHASES if name in phases]
+    return float(sum(setup)) if setup else None
+
+
+def lab_figure(
+    runs: Sequence[Document],
+    case: Mapping[str, CaseValue],
+    mode: str,
+    client: str,
+    metric: Metric,
+    requests: int,
+) -> LabFigure | None:
+    """The lab's figure of ``mode`` with ``client`` in ``case`` (module docstring); None
+    when no run measured it."""
+    for run in runs:
+        for entry in run["modes"]:
+            if (
+                entry["mode"] == mode
+                and entry["client"] == client
+                and entry.get("published", True)
+                and entry["stats"]["n"] > 0
+                and _fits(run, entry, case)
+            ):
+                value = metric_value(entry, metric, requests)
+                if value is not None:
+                    return LabFigure(value, run["run_id"], entry["client_version"])
+    return None

@@ -1,0 +1,327 @@
+"""Published benchmarks reproduced: the cited data, the plans that rerun them, the lab's
+figures read from results documents and the comparison tables."""
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from bench_runner.cli import app
+from bench_runner.modes import ALL_MODES
+from bench_runner.phases import PhaseSummary
+from bench_runner.plan import BUILTIN_PLANS, load_plan
+from bench_runner.reproduce.figures import lab_figure, load_documents, metric_value
+from bench_runner.reproduce.published import (
+    EXPERIMENTS,
+    Experiment,
+    PublishedError,
+    load_experiment,
+    parse_experiment,
+)
+from bench_runner.reproduce.tables import comparison_markdown, sections, speedup
+from bench_runner.results import (
+    LabInfo,
+    ModeResult,
+    ProfileInfo,
+    RunnerInfo,
+    RunResult,
+    TargetInfo,
+)
+from bench_runner.stats import summarize
+
+STARTED = datetime(2026, 11, 23, 9, 0, 0, tzinfo=UTC)
+
+
+def mode_entry(
+    mode: str,
+    client: str,
+    samples: list[float],
+    *,
+    commands: int = 1,
+    parameters: dict[str, str | int] | None = None,
+    transfer_bytes: int | None = None,
+    phases: dict[str, float] | None = None,
+    published: bool = True,
+) -> ModeResult:
+    """A measured mode as the runner records it (the sample_run fixture's fields)."""
+    return ModeResult(
+        mode=mode,
+        transport=mode.split("/")[0],
+        client=client,
+        client_version="1.0",
+        description="test",
+        iterations=len(samples),
+        warmup=0,
+        commands=["show version"] * commands,
+        configured_rtt_ms=0.0,
+        verified_rtt_ms=0.1,
+        rtt_probe=None,
+        min_round_trips=1,
+        expected_round_trips=1,
+        ok=True,
+        stats=summarize(samples, 0),
+        samples_ms=samples,
+        error_messages=[],
+        published=published,
+        parameters=parameters,
+        transfer_bytes=transfer_bytes,
+        phases=None if phases is None else PhaseSummary(per_iteration=[phases], p50_ms=phases),
+    )
+
+
+def run_document(
+    run_id: str, plan: str, profile: str, modes: list[ModeResult], rtt_ms: float = 0.0
+) -> dict[str, Any]:
+    """A results.json document (schema of results.py) of a run of ``plan``."""
+    run = RunResult(
+        run_id=run_id,
+        started_at=STARTED,
+        finished_at=STARTED,
+        lab=LabInfo(commit="abc123", images=None),
+        runner=RunnerInfo(version="0.1.0", python="3.11"),
+        device={},
+        target=TargetInfo(host="device", ssh_port=22, https_port=443),
+        profile=ProfileInfo(
+            name=profile,
+            rtt_ms=rtt_ms,
+            jitter_ms=0.0,
+            loss_pct=0.0,
+            rate_mbit=0.0,
+            source=None,
+            engine="nfq",
+            engine_reason=None,
+            applied_at=None,
+            readback=None,
+        ),
+        modes=modes,
+        ok=True,
+        plan=plan,
+    )
+    document: dict[str, Any] = json.loads(run.model_dump_json())
+    return document
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_published_data_is_cited_and_complete(name: str) -> None:
+    experiment = load_experiment(name)
+    assert experiment.source.url.startswith("https://")
+    assert experiment.source.accessed == "2026-11-23"
+    assert experiment.differences
+    assert experiment.conditions.keys() >= {"hardware", "device", "latency", "clients"}
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_plans_measure_every_published_case(name: str) -> None:
+    """Each experiment's built-in plan has every mode and client its subjects need, and
+    every profile and parameter value its figures name: a renamed client or a dropped
+    profile would otherwise leave a published figure without its lab figure."""
+    experiment = load_experiment(name)
+    assert experiment.plan in BUILTIN_PLANS
+    plan = load_plan(experiment.plan)
+    pairs = {(mode.name, mode.client) for mode in ALL_MODES}
+    for subject in experiment.subjects:
+        for spec in experiment.metrics:
+            mode = experiment.lab_mode(subject, spec.name)
+            if mode is None:
+                continue
+            assert (mode, subject.client) in pairs
+            names = plan.mode_names()
+            assert names is None or mode in names
+            assert plan.clients == "floor" or subject.client in plan.client_names()
+    offered = {
+        "profile": set(plan.profiles),
+        "framing": set(plan.netconf_framings()),
+        "reply_bytes": {str(size) for size in plan.netconf_reply_sizes()},
+        "bulk_size": set(plan.tunnel_bulk_sizes),
+        "hosts": {str(hosts) for hosts in plan.fleet_host_counts()},
+        "repeats": {str(repeats) for repeats in plan.fleet_repeat_counts()},
+    }
+    for figure in experiment.figures:
+        for key, value in figure.case.items():
+            if key in experiment.publication_keys:
+                continue  # the publication's own condition, matched by every lab run
+            assert str(value) in offered[key], (key, value)
+
+
+def test_the_netconf_plan_makes_100_requests_per_client() -> None:
+    plan = load_plan("reproduce-netconf")
+    assert plan.iterations == 100
+    assert len(plan.commands) == 1
+    assert load_experiment("netconf").requests == 100
+
+
+def test_a_figure_of_an_undeclared_subject_is_refused() -> None:
+    text = (
+        "experiment: x\ntitle: x\nplan: p\nreference: a\n"
+        "source: {author: a, title: t, url: 'https://x', published: '2026',\n"
+        "  accessed: '2026-11-23'}\n"
+        "conditions: {}\ndifferences: []\nmetrics: [{name: p50_ms}]\n"
+        "subjects: [{name: a, mode: ssh/fresh-conn, client: asyncssh}]\n"
+        "figures: [{case: {profile: local}, subject: b, metric: p50_ms, value: 1}]\n"
+    )
+    with pytest.raises(PublishedError, match="undeclared subject 'b'"):
+        parse_experiment(text, "test")
+
+
+def test_metric_values() -> None:
+    entry = json.loads(
+        mode_entry(
+            "netconf/reuse-session",
+            "ncclient",
+            [10.0, 20.0, 30.0],
+            commands=2,
+            phases={"connect": 120.0, "rpcs": 5.0},
+        ).model_dump_json()
+    )
+    assert metric_value(entry, "p50_ms", 1) == 20.0
+    assert metric_value(entry, "requests_per_s", 1) == pytest.approx(100.0)  # 2 per 20 ms
+    assert metric_value(entry, "rpc_total_ms", 100) == pytest.approx(1000.0)  # 10 ms each
+    assert metric_value(entry, "setup_ms", 1) == 120.0
+    floor = json.loads(
+        mode_entry(
+            "netconf/fresh-session",
+            "asyncssh",
+            [9.0],
+            phases={"tcp_connect": 1.0, "key_exchange": 2.0, "auth": 3.0, "hello": 0.5, "rpcs": 2},
+        ).model_dump_json()
+    )
+    assert metric_value(floor, "setup_ms", 1) == 6.5
+    bulk = json.loads(
+        mode_entry("tunnel/bulk", "openssh", [500.0], transfer_bytes=100 << 20).model_dump_json()
+    )
+    assert metric_value(bulk, "throughput_mib_s", 1) == pytest.approx(200.0)
+    assert metric_value(bulk, "setup_ms", 1) is None
+
+
+def test_lab_figure_matches_profile_and_parameters() -> None:
+    runs = [
+        run_document(
+            "r-local",
+            "p",
+            "local",
+            [
+                mode_entry(
+                    "netconf/reuse-session", "ncclient", [5.0], parameters={"framing": "1.0"}
+                ),
+                mode_entry(
+                    "netconf/reuse-session", "ncclient", [7.0], parameters={"framing": "1.1"}
+                ),
+                mode_entry("ssh/pty-fresh", "asyncssh", [1.0], published=False),
+            ],
+        ),
+        run_document(
+            "r-regional", "p", "regional", [mode_entry("ssh/pty-fresh", "asyncssh", [99.0])]
+        ),
+    ]
+    figure = lab_figure(runs, {"framing": "1.1"}, "netconf/reuse-session", "ncclient", "p50_ms", 1)
+    assert figure is not None
+    assert (figure.value, figure.run_id) == (7.0, "r-local")
+    # Refused by the RTT gate at local: never a figure; regional's is.
+    regional = lab_figure(runs, {"profile": "regional"}, "ssh/pty-fresh", "asyncssh", "p50_ms", 1)
+    assert regional is not None
+    assert regional.value == 99.0
+    assert lab_figure(runs, {"profile": "local"}, "ssh/pty-fresh", "asyncssh", "p50_ms", 1) is None
+
+
+def test_speedup_direction() -> None:
+    assert speedup(10.0, 50.0, "p50_ms") == 5.0  # five times faster than the reference
+    assert speedup(300.0, 150.0, "throughput_mib_s") == 2.0
+    assert speedup(None, 50.0, "p50_ms") is None
+
+
+def clibench_runs(pty: float, keep_alive: float, batch: float) -> list[dict[str, Any]]:
+    modes = [
+        mode_entry("ssh/pty-fresh", "asyncssh", [pty], commands=5),
+        mode_entry("https/keep-alive", "httpx", [keep_alive], commands=5),
+        mode_entry("https/batch-post", "httpx", [batch], commands=5),
+    ]
+    return [run_document("rep-clibench-regional", "reproduce-clibench", "regional", modes, 30.0)]
+
+
+def regional_section(experiment: Experiment, runs: list[dict[str, Any]]) -> Any:
+    return next(s for s in sections(experiment, runs) if s.case == {"profile": "regional"})
+
+
+def test_ranking_holds_and_speedups_beside_the_published() -> None:
+    experiment = load_experiment("clibench")
+    section = regional_section(experiment, clibench_runs(pty=600.0, keep_alive=200.0, batch=40.0))
+    rows = {row.subject.name: row for row in section.rows}
+    assert rows["HTTPS batch-post"].lab_speedup == pytest.approx(15.0)
+    assert rows["HTTPS batch-post"].published_speedup == pytest.approx(523.559 / 30.971)
+    assert rows["SSH fresh-conn"].lab is None  # not in these runs
+    assert section.compared == 3
+    assert section.ranking_holds is True
+
+
+def test_a_reversed_pair_breaks_the_ranking() -> None:
+    experiment = load_experiment("clibench")
+    section = regional_section(experiment, clibench_runs(pty=100.0, keep_alive=200.0, batch=40.0))
+    assert section.ranking_holds is False
+    assert section.reversals == [("HTTPS keep-alive", "SSH pty-fresh")]
+
+
+def test_published_ties_are_not_reversals() -> None:
+    """batch-post and multi-cmd are 0.04 % apart in the publication: either lab order holds."""
+    experiment = load_experiment("clibench")
+    modes = [
+        mode_entry("https/batch-post", "httpx", [40.0], commands=5),
+        mode_entry("https/multi-cmd", "httpx", [35.0], commands=5),
+    ]
+    runs = [run_document("r", "reproduce-clibench", "regional", modes, 30.0)]
+    assert regional_section(experiment, runs).ranking_holds is True
+
+
+def test_comparison_markdown() -> None:
+    experiments = [load_experiment(name) for name in EXPERIMENTS]
+    runs = [
+        *clibench_runs(pty=600.0, keep_alive=200.0, batch=40.0),
+        run_document(
+            "rep-tunnel",
+            "reproduce-tunnel",
+            "local",
+            [
+                mode_entry(
+                    "tunnel/bulk",
+                    client,
+                    [ms],
+                    parameters={"bulk_size": "10M"},
+                    transfer_bytes=10 << 20,
+                )
+                for client, ms in (("paramiko", 100.0), ("openssh", 50.0))
+            ],
+        ),
+    ]
+    text = comparison_markdown(experiments, runs, "bench-runner reproduce-tables rep", "2026-11-23")
+    assert text.startswith("# Published benchmarks, reproduced")
+    assert "Made by `bench-runner reproduce-tables rep` on 2026-11-23 from the results" in text
+    assert "### profile=regional · p50 (ms), lower is better" in text
+    assert "| HTTPS batch-post | 40.0 | 31.0 | 15.00x | 16.90x | httpx 1.0 |" in text
+    assert "### bulk_size=10M · throughput (MiB/s), higher is better" in text
+    assert "| ssh-auto-forward | 100.0 | 121.7 | 0.50x | 0.74x | paramiko 1.0 |" in text
+    assert "Ranking holds: yes (2 subjects)." in text
+    # The NETCONF plan did not run: said so, and its Go baseline is never given a lab figure.
+    assert "- none among the runs given: nothing measured" in text
+    assert "| Go: nemith.io/netconf (Do) | — |" in text
+    assert "| SSH reuse-conn | — | 306.6 | — | 1.71x | asyncssh | not measured |" in text
+
+
+def test_reproduce_tables_command_writes_the_comparison(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEVICE_USERNAME", "labops")
+    monkeypatch.setenv("DEVICE_PASSWORD", "Secret123x")
+    monkeypatch.setenv("RESULTS_DIR", str(tmp_path))
+    for document in clibench_runs(pty=600.0, keep_alive=200.0, batch=40.0):
+        run_dir = tmp_path / document["run_id"]
+        run_dir.mkdir()
+        (run_dir / "results.json").write_text(json.dumps(document), encoding="utf-8")
+    assert [d["run_id"] for d in load_documents(tmp_path, ["rep-"])] == ["rep-clibench-regional"]
+    result = CliRunner().invoke(app, ["reproduce-tables", "rep-clibench"])
+    assert result.exit_code == 0, result.output
+    written = (tmp_path / "rep-clibench" / "comparison.md").read_text(encoding="utf-8")
+    assert "`rep-clibench-regional`: profile `regional` (30 ms" in written
+    missing = CliRunner().invoke(app, ["reproduce-tables", "nothing-"])
+    assert missing.exit_code == 2
