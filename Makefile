@@ -88,9 +88,9 @@ replay: .env ## Deliver what the runner spooled while InfluxDB or the Pushgatewa
 
 ##@ Tests and lint
 
-test: lint test-compose test-go fuzz-short test-device test-netem test-netem-tc check-netem-restart test-prometheus test-dashboards test-runner test-e2e test-sink-spool test-faults ## Every test: lint, unit, integration, and end to end on an isolated copy of the lab
+test: lint test-compose test-go fuzz-short test-device test-netem test-netem-tc check-netem-restart test-prometheus test-dashboards test-runner test-goclient test-e2e test-report test-sink-spool test-faults test-verdicts test-nightly test-load test-k8s ## Every test: lint, unit, integration, and end to end on an isolated copy of the lab
 
-lint: lint-go lint-netem lint-runner lint-dashboards lint-shell ## Every gate: ruff and mypy --strict, go vet, staticcheck and gofmt, shellcheck
+lint: lint-go lint-goclient lint-netem lint-runner lint-dashboards lint-load lint-shell ## Every gate: ruff and mypy --strict, go vet, staticcheck and gofmt, shellcheck
 
 SHELLCHECK_IMAGE ?= transport-lab/shellcheck:dev
 
@@ -101,17 +101,17 @@ lint-shell: ## shellcheck on every shell script of the repository
 	docker run --rm -v "$(CURDIR):/src:ro" $(SHELLCHECK_IMAGE) $$scripts
 
 test-compose: .env ## Compose files: valid for every profile; ports on 127.0.0.1 only, none in the test overlay; pins
-	$(COMPOSE) --profile tools config -q
-	$(COMPOSE) --profile tools config --format json | python3 tests/compose/published_ports.py --loopback
-	$(TEST_COMPOSE) --profile tools config -q
-	$(TEST_COMPOSE) --profile tools config --format json | python3 tests/compose/published_ports.py --none
+	$(COMPOSE) --profile tools --profile nightly --profile reports --profile load config -q
+	$(COMPOSE) --profile tools --profile nightly --profile reports --profile load config --format json | python3 tests/compose/published_ports.py --loopback
+	$(TEST_COMPOSE) --profile tools --profile nightly --profile reports --profile load config -q
+	$(TEST_COMPOSE) --profile tools --profile nightly --profile reports --profile load config --format json | python3 tests/compose/published_ports.py --none
 	python3 tests/compose/pins.py
 
 test-prometheus: .env ## promtool: check the config and unit-test the recording/alert rules
 	$(TEST_COMPOSE) run --rm --no-deps --entrypoint promtool prometheus \
 	  check config /etc/prometheus/prometheus.yml
 	$(TEST_COMPOSE) run --rm --no-deps -w /etc/prometheus --entrypoint promtool prometheus \
-	  test rules tests/transport_test.yml
+	  test rules tests/transport_test.yml tests/verdicts_test.yml tests/nightly_test.yml
 
 test-e2e: build runner-test-image ## End to end on an isolated lab: every mode at local and regional, sinks, time split, dashboards
 	$(TEST_COMPOSE) up -d --wait $(CORE_SERVICES)

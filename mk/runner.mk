@@ -3,7 +3,8 @@
 BENCH_PLAN ?= nightly
 RUNNER_TEST_IMAGE ?= transport-lab/bench-runner-test:dev
 
-.PHONY: bench-matrix bench-smoke fleet-inventory bench-fleet runner-test-image test-runner lint-runner test-sink-spool test-faults
+.PHONY: bench-matrix bench-smoke fleet-inventory bench-fleet runner-test-image test-runner lint-runner test-sink-spool test-faults \
+	test-verdicts bench-verdicts
 
 runner-test-image: .env
 	$(TEST_COMPOSE) --profile tools build bench-runner
@@ -11,6 +12,22 @@ runner-test-image: .env
 test-runner: runner-test-image ## bench-runner unit tests (in its test image)
 	docker run --rm -e CI --entrypoint python3 $(RUNNER_TEST_IMAGE) \
 	  -m pytest /app/tests -p no:cacheprovider --ignore=/app/tests/integration
+
+# goclient (bench-runner/goclient), the Go program the scrapligo client runs in: its gates
+# and unit tests in the Go image, the repository read-only; staticcheck is pinned by the tool
+# directive of its go.mod (the emulator's version).
+GOCLIENT_GO_RO = docker run --rm -v "$(CURDIR):/src:ro" -w /src/bench-runner/goclient \
+	-e GOFLAGS=-buildvcs=false -e CI \
+	-v transport-lab-gomod:/go/pkg/mod -v transport-lab-gocache:/root/.cache/go-build $(GO_IMAGE)
+
+.PHONY: lint-goclient test-goclient
+lint-goclient: ## gofmt -l (must list nothing), go vet and staticcheck on goclient (in the Go image)
+	$(GOCLIENT_GO_RO) sh -c 'set -e; unformatted=$$(gofmt -l .); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt -l: not formatted:"; echo "$$unformatted"; exit 1; fi; \
+	  go vet ./...; go tool staticcheck ./...'
+
+test-goclient: ## goclient's Go unit tests, race detector on (in the Go image)
+	$(GOCLIENT_GO_RO) go test -race -count=1 ./...
 
 lint-runner: runner-test-image ## ruff (lint, format) on bench-runner and tests/e2e, mypy --strict on bench-runner
 	docker run --rm -v "$(CURDIR)/tests/e2e:/e2e:ro" -w /app --entrypoint sh $(RUNNER_TEST_IMAGE) -c \
@@ -50,3 +67,18 @@ FAULTS_NET ?= 198.18.103
 test-faults: build runner-test-image ## Restart the device mid-mode and start a second run on a busy lab: no number from either
 	LAB_TEST_NET=$(FAULTS_NET) FAULTS_COMPOSE="$(FAULTS_COMPOSE)" \
 	  bench-runner/tests/integration/faults.sh
+
+# Regression verdicts on the real lab: an isolated lab (own project) measures a short plan
+# night after night, then with the device's commands delayed on purpose; only the delayed
+# modes may be judged regressions, in results.json, InfluxDB, Prometheus and the summary
+# (bench-runner/tests/integration/verdicts.sh).
+VERDICTS_COMPOSE ?= $(COMPOSE) -p transport-lab-verdicts -f compose.yaml -f compose.test.yaml
+VERDICTS_NET ?= 198.18.105
+
+test-verdicts: build runner-test-image ## Quiet nights, then a slower device: only the delayed modes regress
+	LAB_TEST_NET=$(VERDICTS_NET) VERDICTS_COMPOSE="$(VERDICTS_COMPOSE)" \
+	  bench-runner/tests/integration/verdicts.sh
+
+bench-verdicts: build ## The verdict gate on seeded synthetic nights: detection and false alarms (results/bench-verdicts/)
+	$(COMPOSE) run --rm --no-deps --entrypoint python3 bench-runner \
+	  -m bench_runner.verdicts.simulation --output /results/bench-verdicts

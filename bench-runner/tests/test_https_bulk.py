@@ -200,6 +200,7 @@ def test_swept_with_tunnel_bulk_and_reports_its_transfer() -> None:
         ("tunnel/bulk", "asyncssh"),
         ("tunnel/bulk", "paramiko"),
         ("tunnel/bulk", "openssh"),
+        ("tunnel/bulk", "ssh2-python"),
         ("https/bulk", "httpx"),
         ("https/bulk", "requests"),
     ]
@@ -212,7 +213,7 @@ def test_swept_with_tunnel_bulk_and_reports_its_transfer() -> None:
         ("requests", {"bulk_size": "1G"}),
     ]
     assert [mode.transfer_bytes() for mode in https] == [10 << 20, 1 << 30] * 2
-    assert len(swept) == 10
+    assert len(swept) == 12
 
 
 def test_transfer_bytes_marks_exactly_the_bulk_downloads() -> None:

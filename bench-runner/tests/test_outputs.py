@@ -14,7 +14,9 @@ from bench_runner.wire.model import WireCounts, WireIteration, summarize_wire
 
 def test_csv_and_manifest(tmp_path: Path, sample_run: tuple[RunResult, list[ModeRun]]) -> None:
     run, mode_runs = sample_run
-    paths = write_outputs(run, mode_runs, tmp_path, ["bench-runner", "run"], client_versions())
+    paths = write_outputs(
+        run, mode_runs, tmp_path, ["bench-runner", "run"], client_versions(), "27.3.1"
+    )
     assert [p.name for p in paths] == ["iterations.csv", "modes.csv", "manifest.json"]
     with (tmp_path / run.run_id / "iterations.csv").open() as handle:
         rows = list(csv.DictReader(handle))
@@ -28,6 +30,8 @@ def test_csv_and_manifest(tmp_path: Path, sample_run: tuple[RunResult, list[Mode
     assert float(modes[0]["p50_ms"]) == 32.0
     manifest = json.loads((tmp_path / run.run_id / "manifest.json").read_text())
     assert manifest["lab"]["commit"] == "deadbeef"
+    assert manifest["lab"]["engine"] == "27.3.1"
+    assert manifest["runner"]["kernel"]
     assert manifest["netem"]["engine"] == "nfq"
     assert manifest["command"] == ["bench-runner", "run"]
     for library in (
@@ -90,7 +94,7 @@ def test_wire_and_phase_columns(
 ) -> None:
     run, mode_runs = sample_run
     _with_wire_and_phases(run, mode_runs)
-    write_outputs(run, mode_runs, tmp_path, ["bench-runner", "run"], {})
+    write_outputs(run, mode_runs, tmp_path, ["bench-runner", "run"], {}, None)
     with (tmp_path / run.run_id / "iterations.csv").open() as handle:
         rows = list(csv.DictReader(handle))
     assert rows[0]["wire_round_trips"] == "2"

@@ -111,11 +111,19 @@ def test_counter_increase_treats_a_decrease_as_a_reset(
 def test_a_device_restart_never_gives_negative_cpu() -> None:
     """The counter reads 800 s, the device restarts, then 0.5 s and 1.5 s: 1.5 s of CPU
     over the mode, one reset, never -798.5 s."""
-    served = iter([800.0, 0.5, 1.5])
+    readings = [800.0, 0.5, 1.5]
+    served = iter(readings)
+    # The monitor samples on a timer: wait until it has read every value, not for a fixed
+    # time, so a busy machine cannot end the mode before the restart was seen.
+    all_served = threading.Event()
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            body = EXPOSITION.format(cpu=next(served, 1.5), memory=1000).encode()
+            cpu = next(served, None)
+            if cpu is None:
+                all_served.set()
+                cpu = readings[-1]
+            body = EXPOSITION.format(cpu=cpu, memory=1000).encode()
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -130,7 +138,7 @@ def test_a_device_restart_never_gives_negative_cpu() -> None:
     async def scenario() -> ResourceMonitor:
         url = f"http://127.0.0.1:{server.server_address[1]}"
         async with ResourceMonitor(url, interval_s=0.05) as monitor:
-            await asyncio.sleep(0.08)
+            await asyncio.to_thread(all_served.wait, 30)
         return monitor
 
     try:

@@ -60,7 +60,12 @@ def test_bulk_sizes_are_opt_in_and_swept() -> None:
     with pytest.raises(PlanError):
         parse_plan("tunnel_bulk_sizes: [2G]\n", "t")
     selected = select_modes(["tunnel/bulk", "tunnel/request"], ["all"]).modes
-    assert [mode.client for mode in selected] == ["asyncssh", "paramiko", "openssh"] * 2
+    assert [mode.client for mode in selected] == [
+        "asyncssh",
+        "paramiko",
+        "openssh",
+        "ssh2-python",
+    ] * 2
     swept = sweep_bulk_sizes(selected, ["10M", "100M"])
     bulk = [mode for mode in swept if isinstance(mode, TunnelBulk)]
     assert [(mode.client, mode.size) for mode in bulk[:2]] == [
@@ -69,4 +74,4 @@ def test_bulk_sizes_are_opt_in_and_swept() -> None:
     ]
     assert bulk[1].transfer_bytes() == BULK_BYTES["100M"] == 100 << 20
     assert bulk[1].parameters() == {"bulk_size": "100M"}
-    assert len(swept) == 9
+    assert len(swept) == 12

@@ -38,6 +38,7 @@ def test_uids_are_the_stable_urls(dashboards_dir: Path) -> None:
         "tunnels",
         "resources",
         "nightly-trends",
+        "load",
     }
 
 

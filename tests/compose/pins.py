@@ -1,6 +1,7 @@
 """compose.yaml pins every image version (``${VAR:-image:tag}``): the one place they are set.
 Checks that what must agree with them does: the README's table of services, the Grafana
-version the generated dashboards carry, and that no other file pins an official image.
+version the generated dashboards carry, the Kubernetes manifests in deploy/k8s/, and that no
+other file pins an official image.
 Run from the repository root; exit 1 naming each disagreement."""
 
 import re
@@ -15,6 +16,8 @@ README_NAMES = {
     "GRAFANA_IMAGE": "Grafana",
 }
 """How the README's "What runs where" table names each pinned service."""
+K8S_DIR = "deploy/k8s/"
+"""Manifests that repeat compose.yaml's pins, which must agree with them."""
 OFFICIAL = re.compile(r"\b(prom/prometheus|prom/pushgateway|influxdb|grafana/grafana):v?\d+\.\d+[\w.]*")
 
 
@@ -51,7 +54,17 @@ def disagreements(root: Path) -> list[str]:
         if name == "compose.yaml" or path.suffix not in {".yaml", ".yml", ".mk", ""} \
                 and path.name not in {"Makefile", "Dockerfile", ".env.example"}:
             continue
-        if path.is_file() and (match := OFFICIAL.search(path.read_text(errors="replace"))):
+        if not path.is_file():
+            continue
+        if name.startswith(K8S_DIR):
+            # Kubernetes manifests cannot read compose's variables: they name the same
+            # images, and must name exactly the versions compose.yaml pins.
+            for match in OFFICIAL.finditer(path.read_text(errors="replace")):
+                if match.group(0) not in pinned.values():
+                    problems.append(f"{name}: {match.group(0)}, compose.yaml pins "
+                                    f"{sorted(pinned.values())}")
+            continue
+        if match := OFFICIAL.search(path.read_text(errors="replace")):
             problems.append(f"{name}: pins {match.group(0)} again (compose.yaml is the place)")
     return problems
 

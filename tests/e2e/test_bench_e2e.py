@@ -33,7 +33,7 @@ def test_every_mode_succeeds(run: BenchRun) -> None:
 
 def test_results_carry_their_context(run: BenchRun) -> None:
     res = run.results
-    assert res["schema_version"] == 2
+    assert res["schema_version"] == 3
     assert res["run_id"] == run.run_id
     assert res["profile"]["name"] == run.profile
     assert res["profile"]["engine"] in {"tc", "nfq"}

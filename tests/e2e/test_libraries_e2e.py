@@ -15,6 +15,18 @@ LIBRARIES = {
     "requests",
     "ncclient",
     "scrapli-netconf",
+    "ssh2-python",
+    "parallel-ssh-native",
+    "parallel-ssh-libssh",
+    "scrapli-system",
+    "scrapli-paramiko",
+    "scrapli-ssh2",
+    "scrapli-netconf-system",
+    "scrapli-netconf-paramiko",
+    "scrapli-netconf-ssh2",
+    # The Go program in the runner's image (modes/go_clients.py): a binary that is missing or
+    # fails fails its modes here, never skipped.
+    "scrapligo",
 }
 # Floor-client modes whose phases are recorded; https/multi-cmd has none (its requests are
 # in flight together), the tunnel modes neither (one HTTP exchange through a kept forward).

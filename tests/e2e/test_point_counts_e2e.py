@@ -30,6 +30,9 @@ def test_influxdb_stores_as_many_points_as_the_runner_reports() -> None:
         stored("mode_summary", "n", run.run_id),
     )
     assert counts == (1, 2 * ITERATIONS, 2)
-    assert sum(counts) == int(reported.group(1))
+    # One verdict per series too (regression verdicts).
+    verdicts = stored("verdict", "verdict", run.run_id)
+    assert verdicts == 2
+    assert sum(counts) + verdicts == int(reported.group(1))
     with (RESULTS_DIR / run.run_id / "iterations.csv").open() as handle:
         assert sum(1 for _ in csv.DictReader(handle)) == 2 * ITERATIONS

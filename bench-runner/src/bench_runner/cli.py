@@ -1,8 +1,9 @@
 """The `bench-runner` command line: options parsed here, runs made by ``lab_run``.
 
-Exit codes: 0 every mode ok; 1 a mode failed (or ``replay`` could not deliver everything);
+Exit codes: 0 every mode ok; 1 a mode failed (or ``replay`` could not deliver everything,
+or ``verdicts`` found a regression);
 2 usage or configuration error; 3 netem unreachable or refusing the profile; 4 the lab is
-another run's.
+another run's; 5 (``nightly``) another nightly run is in progress.
 """
 
 import logging
@@ -27,6 +28,9 @@ from bench_runner.console import (
     runs_table,
 )
 from bench_runner.fleet import FleetError, fetch_fleet, inventory_yaml
+from bench_runner.html_report import ReportFiles, build_comparison, build_report
+from bench_runner.html_report import runs as report_runs
+from bench_runner.html_report.compare import changes as compare_changes
 from bench_runner.lab_run import (
     LabInUseError,
     LabUnreachableError,
@@ -37,16 +41,33 @@ from bench_runner.lab_run import (
 from bench_runner.modes import ALL_MODES
 from bench_runner.modes.bulk import BulkSize
 from bench_runner.netem import NetemClient, NetemError
+from bench_runner.nightly.config import NightlyConfig
+from bench_runner.nightly.guard import NightlyBusyError
+from bench_runner.nightly.job import nightly as nightly_job
+from bench_runner.nightly.schedule import ScheduleError, crontab
 from bench_runner.plan import BUILTIN_PLANS, Plan, PlanError, load_plan, override
+from bench_runner.prune import delete, old_runs
 from bench_runner.report import load_runs
+from bench_runner.reproduce.figures import load_documents
+from bench_runner.reproduce.published import EXPERIMENTS, load_experiment
+from bench_runner.reproduce.tables import comparison_markdown
 from bench_runner.results import new_run_id
 from bench_runner.settings import Settings
 from bench_runner.sinks.replay import replay_spool
+from bench_runner.verdicts.judge import summary_line
+from bench_runner.verdicts.table import (
+    RunNotFoundError,
+    latest_run_id,
+    load_judged,
+    plan_config,
+    verdicts_table,
+)
 
 EXIT_MODE_FAILED = 1
 EXIT_USAGE = 2
 EXIT_LAB_UNREACHABLE = 3
 EXIT_LAB_BUSY = 4
+EXIT_NIGHTLY_BUSY = 5
 EXIT_CODES: dict[type[RunError], int] = {
     UsageError: EXIT_USAGE,
     LabUnreachableError: EXIT_LAB_UNREACHABLE,
@@ -334,6 +355,35 @@ def list_modes(
 
 
 @app.command()
+def verdicts(
+    run: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--run", help="run id under $RESULTS_DIR, repeatable; default: the latest run"
+        ),
+    ] = None,
+) -> None:
+    """Each series' verdict against the earlier nights of its plan; exit 1 when any
+    regressed (a run from before verdicts is judged now)."""
+    settings = Settings()
+    try:
+        run_ids = run or [latest_run_id(settings.results_dir)]
+        runs = [load_judged(settings.results_dir, run_id) for run_id in run_ids]
+    except RunNotFoundError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from exc
+    console.print(verdicts_table(runs))
+    for judged in runs:
+        console.print(f"{judged.run_id}: {summary_line(judged, plan_config(judged.plan))}")
+    regressed = any(
+        mode.verdict is not None and mode.verdict.verdict == "regression"
+        for judged in runs
+        for mode in judged.modes
+    )
+    if regressed:
+        raise typer.Exit(EXIT_MODE_FAILED)
+
+
+@app.command()
 def report(
     run_ids: Annotated[
         list[str],
@@ -350,3 +400,147 @@ def report(
         raise _fail(f"no results.json for {', '.join(run_ids)}", EXIT_USAGE)
     console.print(report_table(runs))
     console.print(runs_table(runs))
+
+
+def _report_done(files: ReportFiles) -> None:
+    drawn = [chart.name for chart in files.charts if chart.spec]
+    skipped = [f"{chart.name} ({chart.note})" for chart in files.charts if not chart.spec]
+    console.print(
+        f"report written to {Settings().shown_path(files.html)} ({len(drawn)} charts in "
+        f"{files.render_seconds:.1f} s: {', '.join(drawn)})"
+    )
+    if skipped:
+        console.print("skipped: " + "; ".join(skipped))
+
+
+@app.command(name="report-html")
+def report_html(
+    run_id: Annotated[
+        str | None,
+        typer.Argument(help="run id or unique prefix under $RESULTS_DIR; default: --last"),
+    ] = None,
+    last: Annotated[
+        int,
+        typer.Option(min=1, help="without RUN_ID: the LAST most recent runs, in one report"),
+    ] = 1,
+    baseline: Annotated[
+        str | None,
+        typer.Option(help="mode the speedup table divides by (default: the run's baseline)"),
+    ] = None,
+    output: Annotated[Path | None, typer.Option(help="default: $RESULTS_DIR/<run>/report/")] = None,
+) -> None:
+    """One self-contained HTML report (charts also as PNG and SVG) of a run and the other
+    runs of its sweep, from results/ alone."""
+    results_dir = Settings().results_dir
+    try:
+        if run_id:
+            main = report_runs.find_run(results_dir, run_id)
+            runs = report_runs.sweep_runs(results_dir, main)
+        else:
+            runs = report_runs.latest_runs(results_dir, last)
+    except report_runs.RunNotFoundError as error:
+        raise _fail(str(error), EXIT_USAGE) from error
+    _report_done(build_report(results_dir, runs, baseline=baseline, output=output))
+
+
+@app.command()
+def compare(
+    run_a: Annotated[str, typer.Argument(help="the reference run (id or unique prefix)")],
+    run_b: Annotated[str, typer.Argument(help="the run judged against it")],
+    output: Annotated[
+        Path | None,
+        typer.Option(help="default: $RESULTS_DIR/<RUN_B>/report/compare-<RUN_A>/"),
+    ] = None,
+) -> None:
+    """Two runs side by side in one HTML report: what changed, by how much, and how sure
+    (bootstrap interval of the median difference, Mann-Whitney test)."""
+    results_dir = Settings().results_dir
+    try:
+        a = report_runs.find_run(results_dir, run_a)
+        b = report_runs.find_run(results_dir, run_b)
+    except report_runs.RunNotFoundError as error:
+        raise _fail(str(error), EXIT_USAGE) from error
+    files = build_comparison(results_dir, a, b, output=output)
+    _report_done(files)
+    for change in compare_changes(a, b)[0]:
+        console.print(
+            f"{change.series}: {change.p50_a_ms:.2f} -> {change.p50_b_ms:.2f} ms "
+            f"({change.change_pct:+.1f} %), {change.verdict}"
+        )
+
+
+@app.command(name="reproduce-tables")
+def reproduce_tables(
+    run_ids: Annotated[
+        list[str],
+        typer.Argument(
+            help="run ids or run id prefixes under $RESULTS_DIR of the reproduce-* plans "
+            "(make reproduce names them reproduce-<UTC time>-<experiment>)"
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(help="default: $RESULTS_DIR/<first RUN_ID>/comparison.md"),
+    ] = None,
+) -> None:
+    """Tables of the lab's figures beside the published ones of the benchmarks it reproduces
+    (clibench, five SSH libraries, NETCONF clients, ssh-auto-forward): speedups and whether
+    the ranking holds."""
+    results_dir = Settings().results_dir
+    runs = load_documents(results_dir, run_ids)
+    if not runs:
+        raise _fail(f"no results.json for {', '.join(run_ids)}", EXIT_USAGE)
+    command = "bench-runner reproduce-tables " + " ".join(run_ids)
+    made_at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    experiments = [load_experiment(name) for name in EXPERIMENTS]
+    path = output or results_dir / run_ids[0] / "comparison.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(comparison_markdown(experiments, runs, command, made_at), encoding="utf-8")
+    console.print(f"comparison of {len(runs)} run(s) written to {path}")
+
+
+@app.command(name="nightly")
+def nightly_command() -> None:
+    """One scheduled run (what the scheduler starts; `make nightly`): `run --plan
+    $NIGHTLY_PLAN --run-id nightly-<UTC time>` under the nightly lock, its status pushed to
+    the Pushgateway, then scheduled runs older than $RESULTS_KEEP_DAYS deleted."""
+    try:
+        code = nightly_job(Settings(), NightlyConfig())
+    except NightlyBusyError as exc:
+        raise _fail(str(exc), EXIT_NIGHTLY_BUSY) from exc
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command(name="nightly-crontab")
+def nightly_crontab() -> None:
+    """Print the scheduler's crontab from NIGHTLY_SCHEDULE, CRON_TZ and NIGHTLY_PLAN,
+    refusing a wrong value (exit 2) with its name."""
+    try:
+        text = crontab(NightlyConfig())
+    except ScheduleError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from exc
+    sys.stdout.write(text)
+
+
+@app.command()
+def prune(
+    keep_days: Annotated[
+        int, typer.Option(min=0, help="delete runs that ended more than this many days ago")
+    ],
+    prefix: Annotated[
+        str, typer.Option(help="only runs whose id starts with this (e.g. nightly-)")
+    ] = "",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="list, delete nothing")] = False,
+) -> None:
+    """Delete old runs from $RESULTS_DIR: directories with a results.json whose run ended
+    before the limit; nothing else (spool, plan files, other directories) is touched."""
+    settings = Settings()
+    runs = old_runs(settings.results_dir, keep_days, datetime.now(UTC), prefix)
+    for run in runs:
+        if not dry_run:
+            delete(run)
+        verb = "would delete" if dry_run else "deleted"
+        console.print(f"{verb} {settings.shown_path(run.path)} (ended {run.finished_at:%Y-%m-%d})")
+    if not runs:
+        console.print(f"no run older than {keep_days} days" if keep_days else "keeping every run")

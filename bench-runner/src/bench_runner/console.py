@@ -273,6 +273,12 @@ def print_deliveries(deliveries: Sequence[Delivery], shown_path: Callable[[Path]
     for delivery in deliveries:
         if delivery.delivered:
             console.print(f"[green]{delivery.sink}[/green]: {delivery.detail}")
+        elif delivery.set_aside:
+            err_console.print(
+                f"[yellow]WARNING spool[/yellow]: {delivery.detail}; set aside as "
+                f"{shown_path(delivery.spooled_to) if delivery.spooled_to else None} "
+                "(kept for inspection, never replayed)"
+            )
         else:
             kept = shown_path(delivery.spooled_to) if delivery.spooled_to else None
             err_console.print(

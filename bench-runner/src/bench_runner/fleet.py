@@ -37,14 +37,20 @@ class FleetListing(BaseModel):
 def fetch_fleet(settings: Settings) -> FleetListing:
     if not settings.device_username or settings.device_password is None:
         raise FleetError("DEVICE_USERNAME and DEVICE_PASSWORD must be set")
-    url = f"https://{settings.device_host}:{settings.device_https_port}/admin/fleet"
+    return fetch_fleet_at(
+        settings.device_host,
+        settings.device_https_port,
+        settings.device_username,
+        settings.device_password.get_secret_value(),
+    )
+
+
+def fetch_fleet_at(host: str, https_port: int, username: str, password: str) -> FleetListing:
+    """``GET /admin/fleet`` of the device at ``host``: the fleet it belongs to (the fleet
+    modes ask the run's target for the devices they connect to)."""
+    url = f"https://{host}:{https_port}/admin/fleet"
     try:
-        response = httpx.get(
-            url,
-            auth=(settings.device_username, settings.device_password.get_secret_value()),
-            verify=tls13_context(),
-            timeout=10.0,
-        )
+        response = httpx.get(url, auth=(username, password), verify=tls13_context(), timeout=10.0)
         response.raise_for_status()
         return FleetListing.model_validate_json(response.content)
     except (httpx.HTTPError, ValidationError) as exc:

@@ -36,6 +36,7 @@ from bench_runner.modes import (
     client_versions,
     select_modes,
     sweep_bulk_sizes,
+    sweep_fleet,
     sweep_netconf,
 )
 from bench_runner.netem import LabBusyError, NetemClient, NetemError, NetemState
@@ -62,6 +63,7 @@ from bench_runner.settings import Settings
 from bench_runner.sinks.publish import publish_run
 from bench_runner.sinks.replay import replay_spool
 from bench_runner.targets import Inventory, load_inventory
+from bench_runner.verdicts.judge import history_for, judge_run, summary_line
 
 
 class RunError(Exception):
@@ -175,12 +177,14 @@ def run(settings: Settings, request: RunRequest) -> bool:
 
 def select(plan: Plan) -> Selection:
     """The plan's measurements: its modes with its clients, the NETCONF modes once per
-    framing and reply size, the bulk downloads once per size."""
+    framing and reply size, the fleet modes once per host count and repeats, the bulk
+    downloads once per size."""
     try:
         selection = select_modes(plan.mode_names(), plan.client_names())
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from exc
     modes = sweep_netconf(selection.modes, plan.netconf_framings(), plan.netconf_reply_sizes())
+    modes = sweep_fleet(modes, plan.fleet_host_counts(), plan.fleet_repeat_counts())
     return Selection(sweep_bulk_sizes(modes, plan.tunnel_bulk_sizes), selection.not_applicable)
 
 
@@ -391,13 +395,22 @@ def _run_job(
     )
     # At `local` the reference is the run itself: its prediction is its own p50.
     apply_rtt_model(result.modes, {**references, **local_references(result)})
+    judge_run(result, history_for(result, settings.results_dir, plan.verdicts), plan.verdicts)
     path = write_results(result, settings.results_dir)
-    write_outputs(result, mode_runs, settings.results_dir, request.argv, client_versions())
+    write_outputs(
+        result,
+        mode_runs,
+        settings.results_dir,
+        request.argv,
+        client_versions(),
+        settings.lab_engine,
+    )
     console.print(summary_table(result))
     if any(mode.time_split is not None for mode in result.modes):
         console.print(time_split_table(result))
     print_not_applicable(result)
     print_failures(result)
+    console.print(summary_line(result, plan.verdicts))
     console.print(
         f"results: {settings.shown_path(path.parent)}/ (results.json, modes.csv, "
         "iterations.csv, manifest.json)"

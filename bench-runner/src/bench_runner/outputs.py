@@ -14,7 +14,7 @@ from bench_runner.results import ModeResult, ModeRun, RunResult
 from bench_runner.wire import model as wire_model
 from bench_runner.wire import timeline
 
-PARAMETER_COLUMNS = ("framing", "reply_bytes", "bulk_size")
+PARAMETER_COLUMNS = ("framing", "reply_bytes", "bulk_size", "hosts", "repeats")
 """Mode parameters (``modes[].parameters``) as the last CSV columns, empty where unset."""
 # Columns are only appended, so readers of older files keep working.
 ITERATION_COLUMNS = (
@@ -188,9 +188,11 @@ def mode_rows(run: RunResult) -> list[dict[str, Any]]:
     return rows
 
 
-def manifest(run: RunResult, argv: list[str], libraries: dict[str, str]) -> dict[str, Any]:
+def manifest(
+    run: RunResult, argv: list[str], libraries: dict[str, str], engine: str | None
+) -> dict[str, Any]:
     """The run's provenance; ``libraries``: every client the runner can drive, with its
-    version."""
+    version; ``engine``: the container engine's version, when known."""
     device = run.device
     return {
         "run_id": run.run_id,
@@ -198,7 +200,7 @@ def manifest(run: RunResult, argv: list[str], libraries: dict[str, str]) -> dict
         "schema_version": run.schema_version,
         "command": argv,
         "plan": run.plan,
-        "lab": {"commit": run.lab.commit, "images": run.lab.images},
+        "lab": {"commit": run.lab.commit, "images": run.lab.images, "engine": engine},
         "runner": {
             "version": run.runner.version,
             "python": run.runner.python,
@@ -231,6 +233,7 @@ def write_outputs(
     results_dir: Path,
     argv: list[str],
     libraries: dict[str, str],
+    engine: str | None,
 ) -> list[Path]:
     """``iterations.csv``, ``modes.csv`` and ``manifest.json`` in ``<results_dir>/<run_id>/``."""
     run_dir = results_dir / run.run_id
@@ -239,7 +242,7 @@ def write_outputs(
     for name, text in (
         ("iterations.csv", _csv_text(ITERATION_COLUMNS, iteration_rows(run, mode_runs))),
         ("modes.csv", _csv_text(MODE_COLUMNS, mode_rows(run))),
-        ("manifest.json", json.dumps(manifest(run, argv, libraries), indent=2) + "\n"),
+        ("manifest.json", json.dumps(manifest(run, argv, libraries, engine), indent=2) + "\n"),
     ):
         _atomic_write(run_dir / name, text)
         written.append(run_dir / name)

@@ -9,7 +9,11 @@ modes); ``clients`` a list of client names, ``floor`` (asyncssh, httpx, Python s
 run then measures every NETCONF mode and client for each framing x reply size.
 ``tunnel_bulk_sizes`` lists the downloads of ``tunnel/bulk`` and ``https/bulk`` (``10M``,
 ``100M``, ``1G``; default ``[10M]``: large ones are opt-in) and ``tunnel_bulk_iterations`` how
-often each is measured (default: ``iterations``).
+often each is measured (default: ``iterations``). ``verdicts`` sets how the run's series are
+judged against the plan's earlier nights (``VerdictConfig``: baseline nights, minimum nights,
+z threshold, minimum change). ``fleet_hosts`` and ``fleet_repeats`` (each a number or a
+list) set how many fleet devices ``ssh/fleet-show-version`` connects to and how many whole
+runs over them an iteration makes; the run measures each host count x repeats.
 Built-in plans (``BUILTIN_PLANS``) are named without a path;
 command-line options override the plan's values.
 """
@@ -23,12 +27,24 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bench_runner.modes.bulk import BulkSize
+from bench_runner.verdicts.config import VerdictConfig
 
-BUILTIN_PLANS = ("default", "smoke", "nightly", "netconf-sweep", "latency-sweep")
+BUILTIN_PLANS = (
+    "default",
+    "smoke",
+    "nightly",
+    "netconf-sweep",
+    "latency-sweep",
+    "reproduce-clibench",
+    "reproduce-netconf",
+    "reproduce-tunnel",
+    "reproduce-ssh-libraries",
+)
 
 
 Framing = Literal["1.0", "1.1"]
 ReplyBytes = Annotated[int, Field(ge=1, le=64 << 20)]
+FleetCount = Annotated[int, Field(ge=1, le=126)]
 
 
 def _default_bulk_sizes() -> list[BulkSize]:
@@ -66,6 +82,14 @@ class Plan(BaseModel):
     tunnel_bulk_iterations: int | None = Field(default=None, ge=1)
     """Measured iterations of the bulk modes (default: ``iterations``): big downloads
     are slow, so a plan can measure them fewer times than the rest."""
+    verdicts: VerdictConfig = Field(default_factory=VerdictConfig)
+    """How the run's series are judged against the earlier nights of the plan."""
+    fleet_hosts: FleetCount | list[FleetCount] = 1
+    """``ssh/fleet-show-version``: how many devices of the lab's fleet an iteration
+    connects to; a list measures each (the fleet needs at least the largest)."""
+    fleet_repeats: FleetCount | list[FleetCount] = 1
+    """``ssh/fleet-show-version``: whole runs over the hosts per iteration; a list
+    measures each."""
 
     @field_validator("commands", mode="before")
     @classmethod
@@ -109,6 +133,16 @@ class Plan(BaseModel):
         """Every ``<get>`` reply size to measure the NETCONF modes with, in plan order."""
         sizes = self.netconf_reply_bytes
         return list(dict.fromkeys([sizes] if isinstance(sizes, int) else sizes))
+
+    def fleet_host_counts(self) -> list[int]:
+        """Every host count to measure the fleet modes with, in plan order."""
+        hosts = self.fleet_hosts
+        return list(dict.fromkeys([hosts] if isinstance(hosts, int) else hosts))
+
+    def fleet_repeat_counts(self) -> list[int]:
+        """Every repeat count to measure the fleet modes with, in plan order."""
+        repeats = self.fleet_repeats
+        return list(dict.fromkeys([repeats] if isinstance(repeats, int) else repeats))
 
     def client_names(self) -> list[str]:
         return [self.clients] if isinstance(self.clients, str) else list(self.clients)

@@ -1,4 +1,4 @@
-"""The results document (schema_version 2, documented field by field in SCHEMA.md) and
+"""The results document (schema_version 3, documented field by field in SCHEMA.md) and
 the measured iterations behind it (iterations.csv and InfluxDB's ``iteration`` points)."""
 
 import os
@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, computed_field
 
@@ -17,10 +17,11 @@ from bench_runner.roundtrips import RoundTrips
 from bench_runner.rtt_model import RttModel, predict
 from bench_runner.rtt_probe import RttCheck, RttProbe
 from bench_runner.stats import Stats
+from bench_runner.verdicts.model import Verdict
 from bench_runner.wire.model import WireCounts, WireIteration
 from bench_runner.wire.timeline import TimeSplit, TimeSplits
 
-SCHEMA_VERSION: Literal[2] = 2
+SCHEMA_VERSION = 3
 
 
 class LabInfo(BaseModel):
@@ -107,6 +108,9 @@ class ModeResult(BaseModel):
     rtt_model: RttModel | None = None
     """p50 predicted from the same measurement at ``local`` in the same sweep plus the
     round trips times the added RTT; null without a ``local`` reference or samples."""
+    verdict: Verdict | None = None
+    """Tonight against the earlier nights of the same series (verdicts/); null when the
+    mode was not published or has no samples."""
 
     def parameter_tags(self) -> dict[str, str]:
         """``parameters`` as text, for InfluxDB tags and Prometheus labels: the series of
@@ -177,7 +181,8 @@ class NotApplicable(BaseModel):
 
 
 class RunResult(BaseModel):
-    schema_version: Literal[2] = SCHEMA_VERSION
+    schema_version: int = SCHEMA_VERSION
+    """The runner writes ``SCHEMA_VERSION``; earlier nights read back keep theirs."""
     run_id: str
     sweep: str | None = None
     """The ``--run-id`` of the command that ran this job: every profile (or target) of one

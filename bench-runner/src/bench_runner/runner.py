@@ -13,6 +13,7 @@ import asyncssh
 import httpx
 
 from bench_runner.modes import Mode, Session, Target
+from bench_runner.modes.base import SelfTimedSession
 from bench_runner.phases import PhasedSession, summarize_phases
 from bench_runner.profile_guard import ProfileGuard
 from bench_runner.profile_watch import ProfileWatch
@@ -167,8 +168,11 @@ async def measure(
     records: list[IterationRecord] = []
     errors: list[str] = []
     resources = None
+    # In the worker thread: a fleet mode asks the device for its fleet's addresses.
     capture, wire_reason = await asyncio.to_thread(
-        open_capture, target.host, mode.wire_ports(target), int(verified_rtt_ms * 1e6)
+        lambda: open_capture(
+            wire_hosts(mode, target), mode.wire_ports(target), int(verified_rtt_ms * 1e6)
+        )
     )
     wire_segments: list[int] = []  # per record: its segment of the capture
     try:
@@ -326,9 +330,10 @@ async def run_iteration(
             outputs = await session.run_iteration(commands)
     except TRANSPORT_ERRORS as exc:
         wall_ms = (time.perf_counter() - start) * 1000.0
-        return Timing(wall_ms, started_ns, time.time_ns()), describe_failure(exc, timeout_s)
+        timing = reported_timing(session, Timing(wall_ms, started_ns, time.time_ns()))
+        return timing, describe_failure(exc, timeout_s)
     wall_ms = (time.perf_counter() - start) * 1000.0
-    timing = Timing(wall_ms, started_ns, time.time_ns())
+    timing = reported_timing(session, Timing(wall_ms, started_ns, time.time_ns()))
     labels = list(commands) if len(outputs) == len(commands) else ["/".join(commands)]
     try:
         for label, output in zip(labels, outputs, strict=True):
@@ -336,6 +341,16 @@ async def run_iteration(
     except IterationError as exc:
         return timing, str(exc)
     return timing, None
+
+
+def reported_timing(session: Session, measured: Timing) -> Timing:
+    """The span a self-timed session's client reported (a Go program times its own
+    iterations, without the runner's pipe to it), else what the runner measured."""
+    if isinstance(session, SelfTimedSession):
+        span = session.take_span()
+        if span is not None:
+            return Timing(span.wall_ms, span.started_ns, span.ended_ns)
+    return measured
 
 
 def describe_failure(exc: BaseException, timeout_s: float) -> str:
@@ -347,6 +362,15 @@ def describe_failure(exc: BaseException, timeout_s: float) -> str:
 
 
 # --- wire ---------------------------------------------------------------------------------
+
+
+def wire_hosts(mode: Mode, target: Target) -> tuple[str, ...]:
+    """The hosts the capture watches: the mode's (every device of a fleet mode), or the
+    target alone when the mode cannot name them (its session then fails with the reason)."""
+    try:
+        return mode.wire_hosts(target)
+    except Exception:  # a fleet the device could not list: the session reports it
+        return (target.host,)
 
 
 def with_wire(record: IterationRecord, segment: Segment) -> IterationRecord:

@@ -36,6 +36,9 @@ class Settings(BaseSettings):
 
     lab_commit: str | None = None
     lab_images: str | None = None
+    lab_engine: str | None = None
+    """The container engine the lab runs on (make passes `docker version`'s; no container
+    can ask the engine itself without its socket)."""
 
     @field_validator("results_host_dir", mode="before")
     @classmethod

@@ -51,7 +51,10 @@ def test_every_point_of_the_run_arrived_and_the_spool_is_empty() -> None:
     stored_iterations = influx_count(settings, f"SELECT count(wall_ms) FROM iteration {where}")
     stored_summaries = influx_count(settings, f"SELECT count(n) FROM mode_summary {where}")
     stored_runs = influx_count(settings, f"SELECT count(title) FROM run {where}")
+    stored_verdicts = influx_count(settings, f"SELECT count(verdict) FROM verdict {where}")
     assert (stored_iterations, stored_summaries, stored_runs) == (iterations, len(published), 1)
-    assert stored_iterations + stored_summaries + stored_runs == REPORTED_POINTS
+    assert stored_verdicts == len(published)  # one verdict per published series with samples
+    stored = stored_iterations + stored_summaries + stored_runs + stored_verdicts
+    assert stored == REPORTED_POINTS
     leftovers = sorted(path.name for path in settings.spool_dir.glob(f"{RUN_ID}*"))
     assert leftovers == []

@@ -10,7 +10,7 @@ from grafana_foundation_sdk.models.dashboard import DashboardLinkType
 
 from lab_dashboards.datasources import INFLUXDB
 from lab_dashboards.influxql import matches, quoted
-from lab_dashboards.schema import RUN
+from lab_dashboards.schema import RUN, VERDICT
 
 TAG = "transport-lab"
 GRAFANA_VERSION = "12.2.1"
@@ -59,12 +59,35 @@ def runs_annotation(profile_variable: str | None) -> dict[str, Any]:
     }
 
 
-def render(built: Dashboard, *, profile_variable: str | None = "profile") -> dict[str, Any]:
+def verdicts_annotation(profile_variable: str) -> dict[str, Any]:
+    """Each regression or improvement the runs of the time range (and profile) were judged
+    to have, marked at the run's start and titled with the series and its change."""
+    where = (
+        "$timeFilter",
+        matches("profile", profile_variable),
+        "(\"verdict\" = 'regression' OR \"verdict\" = 'improved')",
+    )
+    return {
+        "name": "Verdicts",
+        "datasource": INFLUXDB.to_json(),
+        "enable": True,
+        "iconColor": "#F2495C",
+        "query": f'SELECT "title" FROM {quoted(VERDICT)} WHERE {" AND ".join(where)}',
+        "textColumn": "title",
+    }
+
+
+def render(
+    built: Dashboard,
+    *,
+    profile_variable: str | None = "profile",
+    annotations: tuple[dict[str, Any], ...] = (),
+) -> dict[str, Any]:
     """The dashboard as provisioning JSON: panel ids in order, the plugin and schema
-    versions above, the runs annotation."""
+    versions above, the runs annotation and ``annotations``."""
     document: dict[str, Any] = json.loads(json.dumps(built.build(), cls=JSONEncoder))
     document["schemaVersion"] = SCHEMA_VERSION
-    document["annotations"] = {"list": [runs_annotation(profile_variable)]}
+    document["annotations"] = {"list": [runs_annotation(profile_variable), *annotations]}
     next_id = 1
     for panel in document["panels"]:
         for item in [panel, *panel.get("panels", [])]:

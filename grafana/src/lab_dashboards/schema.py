@@ -14,6 +14,16 @@ MODE_SUMMARY = "mode_summary"
 """One point per measured series of a run."""
 ITERATION = "iteration"
 """One point per measured iteration."""
+VERDICT = "verdict"
+"""One point per judged series of a run, at the run's start: its regression verdict
+against the earlier nights (field ``verdict``, ``title`` for annotations)."""
+
+LOAD = "load"
+"""Locust load runs (load/): one point per second per (transport, mode, client)."""
+LOAD_RESOURCES = "load_resources"
+"""One point per second of a load run: users, the device's and the generator's resources."""
+LOAD_STEP = "load_step"
+"""One point per step of a load sweep, after its ramp-up; ``knee`` marks the knee."""
 
 SERIES_TAG = "series"
 """``mode · client version · parameters``: one series, named for legends."""
@@ -27,6 +37,9 @@ BULK_MODES = ("tunnel/bulk", "https/bulk")
 __all__ = [
     "BULK_MODES",
     "ITERATION",
+    "LOAD",
+    "LOAD_RESOURCES",
+    "LOAD_STEP",
     "MODE_SUMMARY",
     "NETCONF_MODES",
     "PHASES",
@@ -34,5 +47,6 @@ __all__ = [
     "RUN",
     "SERIES_TAG",
     "TIME_PARTS",
+    "VERDICT",
     "WIRE_FIELDS",
 ]

@@ -11,6 +11,7 @@ import ctypes
 import ipaddress
 import socket
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 # Instruction classes and modes (linux/filter.h, linux/bpf_common.h).
@@ -101,23 +102,48 @@ def _port_checks(offset: int, ports: tuple[int, ...], otherwise: Label) -> list[
 
 
 def _address_check(
-    words: tuple[int, ...], start: int, matched: Label, otherwise: Label
+    addresses: Sequence[tuple[int, ...]], start: int, matched: Label, otherwise: Label
 ) -> list[Insn | Label]:
-    """Go to ``matched`` if the address at ``start`` is ``words`` (32-bit, big-endian),
-    else to ``otherwise``."""
+    """Go to ``matched`` if the address at ``start`` is one of ``addresses`` (each as
+    32-bit big-endian words), else to ``otherwise``."""
     checks: list[Insn | Label] = []
-    for index, word in enumerate(words):
-        last = index == len(words) - 1
-        checks += [_ld(BPF_W, start + 4 * index), _jeq(word, matched if last else None, otherwise)]
+    for number, words in enumerate(addresses):
+        # A mismatched word goes on to the next address, the last address's to otherwise.
+        next_address = f"{matched}_not_{number}" if number < len(addresses) - 1 else otherwise
+        for index, word in enumerate(words):
+            last = index == len(words) - 1
+            checks += [
+                _ld(BPF_W, start + 4 * index),
+                _jeq(word, matched if last else None, next_address),
+            ]
+        if next_address != otherwise:
+            checks.append(next_address)
     return checks
 
 
-def tcp_filter(
-    address: str, ports: tuple[int, ...], *, link_header: int = 14, skip_outgoing: bool = False
-) -> list[tuple[int, int, int, int]]:
-    """TCP packets between this host and ``address`` on one of its ``ports``.
+def _addresses(address: str | Sequence[str]) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """``address`` as one or more IP addresses of one IP version, duplicates dropped."""
+    listed = [address] if isinstance(address, str) else list(address)
+    if not listed:
+        raise ValueError("no address to filter on")
+    ips = list(dict.fromkeys(ipaddress.ip_address(item) for item in listed))
+    if len({ip.version for ip in ips}) > 1:
+        raise ValueError("addresses of both IP versions in one filter")
+    return ips
 
-    A packet is kept when its source is the target on one of the ports, or else its
+
+def tcp_filter(
+    address: str | Sequence[str],
+    ports: tuple[int, ...],
+    *,
+    link_header: int = 14,
+    skip_outgoing: bool = False,
+) -> list[tuple[int, int, int, int]]:
+    """TCP packets between this host and ``address`` on one of its ``ports``; ``address``
+    may be several addresses of one IP version (the devices of a fleet: a mode that
+    connects to each of them is counted whole).
+
+    A packet is kept when its source is a target on one of the ports, or else its
     destination is (on loopback both addresses are the target). ``skip_outgoing`` drops
     the copies the loopback interface shows twice (once leaving, once arriving). IPv4
     non-first fragments carry no TCP header and are dropped; IPv6 is matched when TCP is
@@ -125,7 +151,8 @@ def tcp_filter(
     """
     if not ports:
         raise ValueError("no ports to filter on")
-    ip = ipaddress.ip_address(address)
+    ips = _addresses(address)
+    ip = ips[0]
     base = link_header
     # The socket is bound to every protocol (packets the host sends reach only such
     # sockets), so the filter checks the network protocol itself.
@@ -137,7 +164,7 @@ def tcp_filter(
     if skip_outgoing:
         program += [_ld(BPF_B, SKF_AD_OFF + SKF_AD_PKTTYPE), _jeq(PACKET_OUTGOING, "drop")]
     if ip.version == 4:
-        words: tuple[int, ...] = struct.unpack("!I", ip.packed)
+        words = [struct.unpack("!I", item.packed) for item in ips]
         source, destination = base + 12, base + 16
         program += [
             _ld(BPF_B, base + 9),
@@ -148,7 +175,7 @@ def tcp_filter(
             Insn(BPF_LDX | BPF_B | BPF_MSH, base),  # X = IPv4 header length
         ]
     else:
-        words = struct.unpack("!4I", ip.packed)
+        words = [struct.unpack("!4I", item.packed) for item in ips]
         source, destination = base + 8, base + 24
         program += [
             _ld(BPF_B, base + 6),
@@ -172,10 +199,14 @@ def tcp_filter(
     return assemble(program)
 
 
-def describe(address: str, ports: tuple[int, ...]) -> str:
+def describe(address: str | Sequence[str], ports: tuple[int, ...]) -> str:
     """The filter in tcpdump syntax, for results.json."""
     port_expr = " or ".join(f"port {port}" for port in ports)
-    return f"tcp and host {address} and ({port_expr})"
+    ips = _addresses(address)
+    if len(ips) == 1:
+        return f"tcp and host {ips[0]} and ({port_expr})"
+    host_expr = " or ".join(f"host {ip}" for ip in ips)
+    return f"tcp and ({host_expr}) and ({port_expr})"
 
 
 def attach(sock: socket.socket, program: list[tuple[int, int, int, int]]) -> None:

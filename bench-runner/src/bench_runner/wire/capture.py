@@ -22,6 +22,7 @@ import socket
 import struct
 import threading
 from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
 
 import psutil
@@ -96,17 +97,32 @@ class Segment:
 
 class WireCapture:
     """Counts and times the TCP traffic between this host and ``address`` on ``ports``;
-    ``rtt_ns`` is the verified RTT the timeline splits waits with."""
+    ``rtt_ns`` is the verified RTT the timeline splits waits with. ``address`` may be
+    several addresses (a fleet's devices), all routed through one interface."""
 
-    def __init__(self, address: str, ports: tuple[int, ...], rtt_ns: int) -> None:
+    def __init__(self, address: str | tuple[str, ...], ports: tuple[int, ...], rtt_ns: int) -> None:
         if not hasattr(socket, "AF_PACKET"):
             raise CaptureUnavailableError("AF_PACKET sockets need Linux")
-        self.address = address
+        addresses = (address,) if isinstance(address, str) else address
+        self.address = addresses[0]
+        self.addresses = addresses
         self.ports = ports
-        self.interface = route_interface(address)
+        self.interface = route_interface(addresses[0])
+        elsewhere = sorted({route_interface(other) for other in addresses[1:]} - {self.interface})
+        if elsewhere:
+            raise CaptureUnavailableError(
+                f"the targets are routed through {self.interface} and {', '.join(elsewhere)}: "
+                "one capture watches one interface"
+            )
         link_header = link_header_length(self.interface)
-        self.filter = bpf.describe(address, ports)
-        ipv6 = ipaddress.ip_address(address).version == 6
+        try:
+            self.filter = bpf.describe(addresses, ports)
+            program = bpf.tcp_filter(
+                addresses, ports, link_header=link_header, skip_outgoing=self.interface == "lo"
+            )
+        except ValueError as exc:  # mixed IP versions, or too many addresses for one program
+            raise CaptureUnavailableError(f"capture filter: {exc}") from exc
+        ipv6 = ipaddress.ip_address(addresses[0]).version == 6
         try:
             # Protocol 0: nothing is queued before the filter is attached and bind() names
             # the protocol, so no unfiltered packet ever reaches the ring. bind() then takes
@@ -118,12 +134,7 @@ class WireCapture:
                 f"container, which has it by default, or grant cap_net_raw): {exc}"
             ) from exc
         try:
-            bpf.attach(
-                self._sock,
-                bpf.tcp_filter(
-                    address, ports, link_header=link_header, skip_outgoing=self.interface == "lo"
-                ),
-            )
+            bpf.attach(self._sock, program)
             self.segments_known = _kernel_at_least(VNET_MIN_KERNEL)
             if self.segments_known:
                 ring.enable_vnet_header(self._sock)
@@ -272,14 +283,20 @@ class WireCapture:
 
 
 def open_capture(
-    host: str, ports: tuple[int, ...], rtt_ns: int
+    host: str | Sequence[str], ports: tuple[int, ...], rtt_ns: int
 ) -> tuple[WireCapture | None, str | None]:
     """A capture of ``host``'s ``ports`` (resolved like a TCP connect does: the first
-    address), or None and the reason it cannot run here."""
+    address), or None and the reason it cannot run here. ``host`` may be several hosts
+    (a fleet mode's devices): one capture counts the traffic with all of them."""
+    hosts = [host] if isinstance(host, str) else list(host)
     try:
-        infos = socket.getaddrinfo(host, ports[0], type=socket.SOCK_STREAM)
-        address = str(infos[0][4][0])
-        return WireCapture(address, ports, rtt_ns), None
+        addresses = tuple(
+            dict.fromkeys(
+                str(socket.getaddrinfo(name, ports[0], type=socket.SOCK_STREAM)[0][4][0])
+                for name in hosts
+            )
+        )
+        return WireCapture(addresses[0] if len(addresses) == 1 else addresses, ports, rtt_ns), None
     except CaptureUnavailableError as exc:
         return None, str(exc)
     except OSError as exc:

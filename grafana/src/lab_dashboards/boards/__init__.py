@@ -6,6 +6,7 @@ from typing import Any
 from lab_dashboards.boards import (
     client_libraries,
     latency_sweep,
+    load,
     netconf,
     nightly_trends,
     resources,
@@ -21,4 +22,5 @@ BOARDS: dict[str, Callable[[], dict[str, Any]]] = {
     "tunnels.json": tunnels.build,
     "resources.json": resources.build,
     "nightly-trends.json": nightly_trends.build,
+    "load.json": load.build,
 }

@@ -1,14 +1,15 @@
-"""Nightly trends: each series over time per profile, the runs as annotations."""
+"""Nightly trends: each series over time per profile, the runs and the regression verdicts
+as annotations, the verdicts of each run as a table."""
 
 from typing import Any
 
 from grafana_foundation_sdk.builders.dashboard import Row
 
 from lab_dashboards import variables
-from lab_dashboards.board import dashboard, render
+from lab_dashboards.board import dashboard, render, verdicts_annotation
 from lab_dashboards.influxql import Select, last, matches, raw
 from lab_dashboards.panels import influx_timeseries, series_table
-from lab_dashboards.schema import MODE_SUMMARY, RUN
+from lab_dashboards.schema import MODE_SUMMARY, RUN, VERDICT
 
 UID = "nightly-trends"
 PROFILE = (matches("profile", "profile"),)
@@ -76,6 +77,32 @@ def build() -> dict[str, Any]:
                 width=12,
             )
         )
+        .with_row(Row("Verdicts"))
+        .with_panel(
+            series_table(
+                "Which series regressed against the earlier nights?",
+                "Each run's verdict per series: its median against the median and MAD of the "
+                "earlier nights of its plan (regression, improved, unchanged, new, "
+                "insufficient_history; bench-runner README, Regression verdicts), the change, "
+                "its robust z, the threshold it had to reach and the night a lasting shift "
+                "began.",
+                (
+                    last("verdict", "verdict"),
+                    last("change_pct", "change %"),
+                    last("robust_z", "robust z"),
+                    last("threshold_pct", "threshold %"),
+                    last("median_ms", "median"),
+                    last("baseline_median_ms", "baseline median"),
+                    last("nights", "earlier nights"),
+                    last("changepoint_run_id", "shift since"),
+                ),
+                SCOPE,
+                {"median": "ms", "baseline median": "ms"},
+                group_by=("run_id", "series"),
+                measurement=VERDICT,
+                height=10,
+            )
+        )
         .with_row(Row("Runs"))
         .with_panel(
             series_table(
@@ -97,4 +124,4 @@ def build() -> dict[str, Any]:
             )
         )
     )
-    return render(board)
+    return render(board, annotations=(verdicts_annotation("profile"),))
