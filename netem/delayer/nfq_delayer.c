@@ -24,6 +24,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -487,6 +488,18 @@ static void enable_kernel_timestamps(const struct delayer *d)
 		logf_stderr(d, "cannot enable kernel receive timestamps (%s); delays start at wake-up", strerror(errno));
 }
 
+/* A clean stop: let held packets go rather than drop them, say what was done, exit 0. */
+static int stop(struct delayer *d, struct nfq_handle *h, const char *why)
+{
+	while (d->held)
+		verdict(d, release_top(d).id, NF_ACCEPT);
+	log_counters(d, why);
+	write_stats(d);
+	nfq_destroy_queue(d->queue);
+	nfq_close(h);
+	return 0;
+}
+
 static int make_signal_fd(void)
 {
 	sigset_t mask;
@@ -535,7 +548,6 @@ int main(int argc, char **argv)
 	if (d.queue_num < 0 || d.queue_num > 65535 || !d.params_path || !d.stats_path || optind != argc)
 		usage();
 
-	prctl(PR_SET_PDEATHSIG, SIGTERM);   /* never outlive the controller */
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	if (getrandom(&d.rng_state, sizeof d.rng_state, 0) != sizeof d.rng_state || !d.rng_state)
 		d.rng_state = (uint64_t)now_ns() | 1;
@@ -563,6 +575,15 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* Never outlive the controller: it holds the write end of our stdin, which closes when
+	 * it exits. (PR_SET_PDEATHSIG follows the spawning thread, not the process.) A stdin
+	 * that cannot be watched (a terminal, /dev/null: started by hand) is not a controller. */
+	struct epoll_event parent_ev = {.events = EPOLLIN, .data.fd = STDIN_FILENO};
+	bool watch_parent = epoll_ctl(ep, EPOLL_CTL_ADD, STDIN_FILENO, &parent_ev) == 0;
+	if (!watch_parent && errno != EPERM) {
+		logf_stderr(&d, "event setup failed for stdin: %s", strerror(errno));
+		return 1;
+	}
 	write_stats(&d);
 	log_params(&d, "ready");
 
@@ -589,6 +610,10 @@ int main(int argc, char **argv)
 					log_counters(&d, "counters");
 					next_log_ns += (int64_t)LOG_INTERVAL_S * 1000000000;
 				}
+			} else if (fd == STDIN_FILENO && watch_parent) {
+				char byte;
+				if (read(STDIN_FILENO, &byte, 1) <= 0)
+					return stop(&d, h, "controller gone, stopping");
 			} else if (fd == signal_fd) {
 				struct signalfd_siginfo si;
 				while (read(signal_fd, &si, sizeof si) == sizeof si) {
@@ -596,14 +621,7 @@ int main(int argc, char **argv)
 						reload(&d);
 						continue;
 					}
-					/* Let held packets go rather than drop them on a clean stop. */
-					while (d.held)
-						verdict(&d, release_top(&d).id, NF_ACCEPT);
-					log_counters(&d, "stopping");
-					write_stats(&d);
-					nfq_destroy_queue(d.queue);
-					nfq_close(h);
-					return 0;
+					return stop(&d, h, "stopping");
 				}
 			}
 		}

@@ -2,6 +2,7 @@
 
 import statistics
 import subprocess
+import threading
 import time
 
 import pytest
@@ -150,3 +151,16 @@ def test_bulk_transfer_is_released_in_batches_without_loss(bed, engine):
     # Packets due together leave with one batch verdict (no jitter: arrival order is release order).
     assert data["verdict_messages"] < data["received"], data
     assert size * 8 / elapsed_s / 1e6 >= 200, f"{size * 8 / elapsed_s / 1e6:.0f} Mbit/s"
+
+
+def test_delayers_outlive_the_thread_that_started_them(bed, engine):
+    """The API applies profiles on pool threads that exit when idle; a delayer tied to its
+    spawning thread (PR_SET_PDEATHSIG) died with it and the watchdog had to re-apply the
+    profile mid-run, invalidating the samples of that moment."""
+    impairment = Impairment(rtt_ms=20)
+    applier = threading.Thread(target=engine.apply, args=(impairment,))
+    applier.start()
+    applier.join()
+    time.sleep(2)  # several of the delayers' stats periods
+    assert engine.problems(impairment) == []
+    assert_delayed(median(bed, "echo"), 20, "echo")

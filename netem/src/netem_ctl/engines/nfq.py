@@ -195,6 +195,8 @@ class Delayer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self.process.stdin:
+            self.process.stdin.close()
         self.process = None
 
     def stats(self) -> dict[str, int]:

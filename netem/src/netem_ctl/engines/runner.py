@@ -43,7 +43,12 @@ class CommandRunner:
         return result.stdout if result.returncode == 0 else ""
 
     def spawn(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
-        """Start a long-running process; its stderr is ours: its log reaches the container log."""
+        """Start a long-running process; its stderr is ours: its log reaches the container log.
+
+        Its stdin is a pipe nobody writes to: the process stops when the pipe closes, i.e.
+        when this process exits (or stop() closes it). PR_SET_PDEATHSIG would fire when the
+        *thread* that spawned it ends, and API requests run on pool threads that come and go.
+        """
         full = [*self.prefix, *argv]
         log.info("starting %s", shlex.join(full))
-        return subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        return subprocess.Popen(full, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
