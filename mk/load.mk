@@ -21,6 +21,8 @@ LOAD_PROCESSES = $(if $(filter-out 0,$(PROCESSES)),--processes $(PROCESSES))
 # over its devices. Empty: the lab's device.
 TARGETS ?=
 LOAD_RUN_ID ?=
+# What the SSH and HTTPS exec transports run (e.g. `show payload 26624` for 26 KB replies).
+LOAD_COMMAND ?= show version
 # Load containers run as the invoking user, so results/ stays theirs.
 export LOAD_UID ?= $(shell id -u)
 export LOAD_GID ?= $(shell id -g)
@@ -38,10 +40,11 @@ load: load-image ## Headless, bounded load: make load TRANSPORT=ssh-reuse,restco
 ifeq ($(WORKERS),0)
 	$(COMPOSE) run --rm load-master run --transport $(TRANSPORT) --users $(USERS) \
 	  --spawn-rate $(SPAWN_RATE) --duration $(DURATION) $(LOAD_COMPOSE_TARGETS) $(LOAD_PROCESSES) \
-	  $(if $(LOAD_RUN_ID),--run-id $(LOAD_RUN_ID))
+	  --command "$(LOAD_COMMAND)" $(if $(LOAD_RUN_ID),--run-id $(LOAD_RUN_ID))
 else
 	LOAD_UI=headless LOAD_WORKERS=$(WORKERS) TRANSPORT=$(TRANSPORT) USERS=$(USERS) \
 	  SPAWN_RATE=$(SPAWN_RATE) DURATION=$(DURATION) LOAD_RUN_ID=$(LOAD_RUN_ID) \
+	  LOAD_COMMAND="$(LOAD_COMMAND)" \
 	  LOAD_TARGETS=$(if $(TARGETS),/results/$(patsubst results/%,%,$(TARGETS))) \
 	  $(COMPOSE) --profile load up --scale load-worker=$(WORKERS) --exit-code-from load-master \
 	  load-master load-worker
@@ -50,10 +53,11 @@ endif
 sweep: load-image ## Step the users per transport, stats after each ramp-up, knee: make sweep TRANSPORT=... STEPS=1,10,50 STEP_SECONDS=30
 	$(COMPOSE) run --rm load-master sweep --transport $(TRANSPORT) --steps $(STEPS) \
 	  --step-seconds $(STEP_SECONDS) --spawn-rate $(SWEEP_SPAWN_RATE) $(LOAD_PROCESSES) \
-	  $(LOAD_COMPOSE_TARGETS) $(if $(LOAD_RUN_ID),--run-id $(LOAD_RUN_ID))
+	  --command "$(LOAD_COMMAND)" $(LOAD_COMPOSE_TARGETS) $(if $(LOAD_RUN_ID),--run-id $(LOAD_RUN_ID))
 
 load-up: load-image ## Locust's web UI on http://127.0.0.1:8089 with WORKERS (default 2) workers
-	LOAD_WORKERS=$(if $(filter 0,$(WORKERS)),2,$(WORKERS)) $(COMPOSE) --profile load up -d \
+	LOAD_COMMAND="$(LOAD_COMMAND)" LOAD_WORKERS=$(if $(filter 0,$(WORKERS)),2,$(WORKERS)) \
+	  $(COMPOSE) --profile load up -d \
 	  --scale load-worker=$(if $(filter 0,$(WORKERS)),2,$(WORKERS)) load-master load-worker
 
 load-down: ## Stop Locust's master and workers

@@ -94,6 +94,15 @@ def test_results_json_load_section(tmp_path: Path) -> None:
     assert load["transports"][0]["requests"] == sum(10 * k for k in range(1, 11))
     assert load["devices_loaded"] == {"lab-r1": {"requests": 550, "failures": 0}}
     assert load["files"]["csv_history"] == "load/locust_stats_history.csv"
+    assert load["command"] == "show version"
+    assert "plan" not in document
+    state.plan, state.command = "reproduce-parallel-ssh", "show payload 26624"
+    path.unlink()
+    document = json.loads(results.write_results(state, _environment()).read_text())
+    assert (document["plan"], document["load"]["command"]) == (
+        "reproduce-parallel-ssh",
+        "show payload 26624",
+    )
 
 
 def test_device_memory_trend_over_the_steady_state(tmp_path: Path) -> None:
@@ -111,3 +120,15 @@ def test_device_memory_trend_over_the_steady_state(tmp_path: Path) -> None:
     ]
     assert results.memory_trend(flat)["slope_bytes_per_min"] == 0.0
     assert results.memory_trend(LabState())["slope_bytes_per_min"] is None
+
+
+def test_every_transport_has_its_user_class_in_both_locustfiles() -> None:
+    """Locust finds users by class name in the locustfile: a transport whose class is not
+    exported there would be refused as an unknown user at run time."""
+    from transport_load import locustfile, locustfile_sweep
+    from transport_load.transports import TRANSPORTS
+    from transport_load.users import USER_CLASSES
+
+    for key, transport in TRANSPORTS.items():
+        assert getattr(locustfile, transport.user_class) is USER_CLASSES[key]
+        assert getattr(locustfile_sweep, transport.user_class) is USER_CLASSES[key]

@@ -20,7 +20,7 @@ from transport_load.inventory import (
 from transport_load.sinks import InfluxSink, PushgatewaySink, Sample, exposition
 from transport_load.ssh import OperationError, check_cli_output
 from transport_load.stats import Bucket, Collector, round_ms, summarize
-from transport_load.transports import TRANSPORTS, parse_steps, parse_transports
+from transport_load.transports import TRANSPORTS, parse_command, parse_steps, parse_transports
 
 FLEET = """
 lab: true
@@ -214,7 +214,7 @@ def test_cli_output_checks() -> None:
 
 
 def test_transports_and_steps() -> None:
-    assert len(parse_transports("all")) == len(TRANSPORTS) == 8
+    assert len(parse_transports("all")) == len(TRANSPORTS) == 10
     assert [t.key for t in parse_transports("restconf, ssh-pty,restconf")] == [
         "restconf",
         "ssh-pty",
@@ -319,3 +319,32 @@ def test_sweep_and_master_command_lines() -> None:
     assert master[master.index("--expect-workers") + 1] == "2"
     worker = cli.locust_argv(cli.parser().parse_args(["worker", "--master-host", "lm"]), "m")
     assert worker[-3:] == ["--worker", "--master-host", "lm"]
+    # the users run on workers: they get the run's command
+    assert worker[worker.index("--lab-command") + 1] == "show version"
+
+
+def test_a_run_names_its_command_and_plan() -> None:
+    args = cli.parser().parse_args(
+        ["sweep", "--command", " show payload 26624 ", "--plan", "reproduce-parallel-ssh"]
+    )
+    argv = cli.locust_argv(args, "s")
+    assert argv[argv.index("--lab-command") + 1] == "show payload 26624"
+    assert argv[argv.index("--lab-plan") + 1] == "reproduce-parallel-ssh"
+    assert "--lab-plan" not in cli.locust_argv(cli.parser().parse_args(["run"]), "r")
+
+
+@pytest.mark.parametrize("command", ["", "show version\nreload", "x" * 1025])
+def test_a_bad_command_is_refused_before_locust_starts(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(ValueError, match="printable line"):
+        parse_command(command)
+    assert cli.main(["run", "--command", command]) == 2
+    assert "command must be" in capsys.readouterr().err
+
+
+def test_both_ssh_libraries_have_fresh_and_reused_exec_users() -> None:
+    for library in ("", "-libssh2"):
+        fresh, reuse = TRANSPORTS["ssh-fresh" + library], TRANSPORTS["ssh-reuse" + library]
+        assert (fresh.mode, reuse.mode) == ("ssh/fresh-conn", "ssh/reuse-conn")
+    assert TRANSPORTS["ssh-fresh-libssh2"].client == "parallel-ssh"

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from transport_load.transports import parse_steps, parse_transports
+from transport_load.transports import COMMAND, parse_command, parse_steps, parse_transports
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 MAX_DURATION_S = 3600
@@ -35,6 +35,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--duration", type=duration_seconds, default=duration_seconds("60"))
     p.add_argument("--steps", default="1,10,50,100,200,500")
     p.add_argument("--step-seconds", type=duration_seconds, default=60)
+    p.add_argument(
+        "--command", dest="device_command", default=COMMAND, help="what the CLI transports run"
+    )
+    p.add_argument("--plan", default="", help="the plan the run belongs to (results.json)")
     p.add_argument("--run-id", default="")
     p.add_argument("--targets", default="", help="inventory (results/fleet.yaml)")
     p.add_argument("--results-dir", default=os.environ.get("RESULTS_DIR", "/results"))
@@ -54,6 +58,9 @@ def locust_argv(args: argparse.Namespace, run_id: str) -> list[str]:
     locustfile = PACKAGE_DIR / ("locustfile_sweep.py" if sweep else "locustfile.py")
     argv = ["locust", "-f", str(locustfile), "--lab-run-id", run_id]
     argv += ["--lab-results-dir", args.results_dir, "--lab-kind", "sweep" if sweep else "load"]
+    argv += ["--lab-command", parse_command(args.device_command)]
+    if args.plan:
+        argv += ["--lab-plan", args.plan]
     if args.targets:
         argv += ["--lab-targets", args.targets]
     if args.command == "worker":
@@ -99,7 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_id = args.run_id or datetime.now(UTC).strftime(
         f"{'sweep' if args.command == 'sweep' else 'load'}-%Y%m%dT%H%M%SZ"
     )
-    command = locust_argv(args, run_id)
+    try:
+        command = locust_argv(args, run_id)
+    except ValueError as exc:
+        print(f"transport-load: {exc}", file=sys.stderr)
+        return 2
     if args.command != "worker":
         (Path(args.results_dir) / run_id / "load").mkdir(parents=True, exist_ok=True)
         print(f"transport-load: run {run_id}: {' '.join(command)}", flush=True)

@@ -30,7 +30,15 @@ def versions() -> dict[str, str]:
         "python": platform.python_version(),
         **{
             name: package_version(name)
-            for name in ("transport-load", "locust", "paramiko", "gevent", "geventhttpclient")
+            for name in (
+                "transport-load",
+                "locust",
+                "paramiko",
+                "parallel-ssh",
+                "ssh2-python",
+                "gevent",
+                "geventhttpclient",
+            )
         },
     }
 

@@ -36,14 +36,16 @@ from transport_load.inventory import (
 )
 from transport_load.sinks import InfluxSink, PushgatewaySink
 from transport_load.stats import Collector
-from transport_load.transports import TRANSPORTS
+from transport_load.transports import COMMAND, TRANSPORTS, parse_command
 
 FLUSH_S = 5.0
 SETTLE_S = {"master": 8, "local": 2}
 """Seconds a bucket may still change: workers report every 3 s."""
 log = logging.getLogger("transport_load")
-# paramiko logs every connection at INFO: thousands of lines a minute under load.
+# paramiko logs every connection at INFO, parallel-ssh every line of output: thousands of
+# lines a second under load, and the logging would be measured with the operations.
 logging.getLogger("paramiko").setLevel(logging.WARNING)
+logging.getLogger("pssh").setLevel(logging.WARNING)
 
 
 @dataclass
@@ -61,6 +63,9 @@ class LabState:
     profile: str = "unknown"
     run_id: str = ""
     kind: str = "load"
+    command: str = COMMAND
+    plan: str = ""
+    """The plan the run belongs to (a reproduction's), recorded in results.json."""
     results_dir: Path = Path("/results")
     role: str = "local"
     collector: Collector = field(default_factory=Collector)
@@ -112,6 +117,8 @@ def _options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--lab-targets", default="", help="inventory file (results/fleet.yaml)")
     group.add_argument("--lab-results-dir", default=os.environ.get("RESULTS_DIR", "/results"))
     group.add_argument("--lab-kind", default="load", choices=["load", "sweep"])
+    group.add_argument("--lab-command", default=COMMAND, help="what the CLI transports run")
+    group.add_argument("--lab-plan", default="", help="the plan this run belongs to")
     group.add_argument("--lab-transports", default="all", help="sweep: transports, in order")
     group.add_argument("--lab-steps", default="1,10,50,100,200,500", help="sweep: users per step")
     group.add_argument("--lab-step-seconds", type=float, default=60.0, help="sweep: step length")
@@ -138,6 +145,8 @@ def _init(environment: Environment, **_: Any) -> None:
         STATE.run_id = options.lab_run_id or datetime.now(UTC).strftime("load-%Y%m%dT%H%M%SZ")
         STATE.results_dir = Path(options.lab_results_dir)
         STATE.kind = options.lab_kind
+        STATE.command = parse_command(options.lab_command)
+        STATE.plan = options.lab_plan
         STATE.workers = (
             int(getattr(options, "expect_workers", 1) or 1) if STATE.role == "worker" else 1
         )

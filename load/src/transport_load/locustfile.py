@@ -8,8 +8,10 @@ from transport_load.users import (
     Netconf10User,
     Netconf11User,
     RestconfUser,
+    SshFreshLibssh2User,
     SshFreshUser,
     SshPtyUser,
+    SshReuseLibssh2User,
     SshReuseUser,
 )
 
@@ -19,7 +21,9 @@ __all__ = [
     "Netconf10User",
     "Netconf11User",
     "RestconfUser",
+    "SshFreshLibssh2User",
     "SshFreshUser",
     "SshPtyUser",
+    "SshReuseLibssh2User",
     "SshReuseUser",
 ]

@@ -272,6 +272,7 @@ def load_section(state: "LabState", environment: "Environment") -> dict[str, Any
         "started_at": started.isoformat(),
         "finished_at": finished.isoformat(),
         **state.context,
+        "command": state.command,
         "locust": {
             "users": getattr(options, "num_users", None),
             "users_reached": int(max((s["users"] for s in state.resources), default=0)),
@@ -339,6 +340,8 @@ def write_results(state: "LabState", environment: "Environment") -> Path:
         document = json.loads(path.read_text(encoding="utf-8"))
     document.setdefault("run_id", state.run_id)
     document.setdefault("lab_commit", os.environ.get("LAB_COMMIT", "unknown"))
+    if state.plan:
+        document.setdefault("plan", state.plan)
     document["load"] = load_section(state, environment)
     partial = path.with_name(path.name + ".partial")
     partial.write_text(json.dumps(document, indent=2, default=str) + "\n", encoding="utf-8")

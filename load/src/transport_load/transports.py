@@ -34,6 +34,20 @@ TRANSPORTS: dict[str, LoadTransport] = {
             "one SSH connection per user; a new exec channel per operation",
         ),
         LoadTransport(
+            "ssh-fresh-libssh2",
+            "SshFreshLibssh2User",
+            "ssh/fresh-conn",
+            "parallel-ssh",
+            "ssh-fresh with parallel-ssh's native client (libssh2 through ssh2-python)",
+        ),
+        LoadTransport(
+            "ssh-reuse-libssh2",
+            "SshReuseLibssh2User",
+            "ssh/reuse-conn",
+            "parallel-ssh",
+            "ssh-reuse with parallel-ssh's native client (libssh2 through ssh2-python)",
+        ),
+        LoadTransport(
             "ssh-pty",
             "SshPtyUser",
             "ssh/pty-reuse",
@@ -81,6 +95,7 @@ TRANSPORTS: dict[str, LoadTransport] = {
 }
 
 COMMAND = "show version"
+"""What the CLI transports run unless a run names another (``--command``)."""
 NETCONF_REPLY_BYTES = 1024
 
 
@@ -95,6 +110,14 @@ def parse_transports(text: str) -> list[LoadTransport]:
             f"unknown transport(s) {', '.join(unknown)}; known: {', '.join(TRANSPORTS)}"
         )
     return [TRANSPORTS[key] for key in dict.fromkeys(keys)]
+
+
+def parse_command(text: str) -> str:
+    """One CLI command line: printable, a single line, at most 1024 bytes."""
+    command = text.strip()
+    if not command or not command.isprintable() or len(command.encode()) > 1024:
+        raise ValueError(f"command must be one printable line of 1..1024 bytes, got {text!r}")
+    return command
 
 
 def parse_steps(text: str) -> list[int]:

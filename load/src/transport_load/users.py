@@ -7,18 +7,18 @@ import json
 import ssl
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import paramiko
 from locust import FastHttpUser, User, constant, task
 from locust.env import Environment
 
-from transport_load import lab, ssh
+from transport_load import lab, libssh2, ssh
 from transport_load.inventory import Device
 from transport_load.netconf import Framing, NetconfSession
-from transport_load.transports import COMMAND, NETCONF_REPLY_BYTES, TRANSPORTS, LoadTransport
+from transport_load.transports import NETCONF_REPLY_BYTES, TRANSPORTS, LoadTransport
 
-EXEC_PATH = "/admin/exec/" + COMMAND.replace(" ", "+")
 RESTCONF_PATH = "/restconf/data/Cisco-IOS-XE-native:native"
 
 
@@ -65,6 +65,102 @@ class _LabMixin:
         return error is None
 
 
+def exec_path(command: str) -> str:
+    return "/admin/exec/" + command.replace(" ", "+")
+
+
+@dataclass(frozen=True)
+class ExecLibrary:
+    """An SSH library as the exec users drive it."""
+
+    connect: Callable[[str, int, str, str], Any]
+    exec_command: Callable[[Any, str], str]
+    close: Callable[[Any], None]
+
+
+PARAMIKO = ExecLibrary(ssh.connect, ssh.exec_command, lambda transport: transport.close())
+LIBSSH2 = ExecLibrary(libssh2.connect, libssh2.exec_command, libssh2.close)
+
+
+class _ExecUser(_LabMixin, User):
+    """SSH exec with ``library``: a connection per operation, or one kept per user."""
+
+    abstract = True
+    wait_time = constant(0)
+    library: ClassVar[ExecLibrary]
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        self._assign()
+        self._connection: Any = None
+
+    def open(self) -> Any:
+        return self.library.connect(
+            self.address, self.device.ssh_port, self.username, self.password
+        )
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self.library.close(self._connection)
+            self._connection = None
+
+    def on_stop(self) -> None:
+        self.close()
+
+
+class _ExecFreshUser(_ExecUser):
+    abstract = True
+
+    @task
+    def operation(self) -> None:
+        command = lab.STATE.command
+
+        def run() -> int:
+            connection = self.open()
+            try:
+                return len(self.library.exec_command(connection, command))
+            finally:
+                self.library.close(connection)
+
+        self.measure(run)
+
+
+class _ExecReuseUser(_ExecUser):
+    abstract = True
+
+    @task
+    def operation(self) -> None:
+        if self._connection is None:
+            try:
+                self._connection = self.open()
+            except Exception as exc:
+                self.fire(time.time(), 0.0, 0, exc)
+                return
+        connection, command = self._connection, lab.STATE.command
+        if not self.measure(lambda: len(self.library.exec_command(connection, command))):
+            self.close()
+
+
+class SshFreshUser(_ExecFreshUser):
+    transport = TRANSPORTS["ssh-fresh"]
+    library = PARAMIKO
+
+
+class SshReuseUser(_ExecReuseUser):
+    transport = TRANSPORTS["ssh-reuse"]
+    library = PARAMIKO
+
+
+class SshFreshLibssh2User(_ExecFreshUser):
+    transport = TRANSPORTS["ssh-fresh-libssh2"]
+    library = LIBSSH2
+
+
+class SshReuseLibssh2User(_ExecReuseUser):
+    transport = TRANSPORTS["ssh-reuse-libssh2"]
+    library = LIBSSH2
+
+
 class _ParamikoUser(_LabMixin, User):
     abstract = True
     wait_time = constant(0)
@@ -89,35 +185,6 @@ class _ParamikoUser(_LabMixin, User):
         self.close()
 
 
-class SshFreshUser(_ParamikoUser):
-    transport = TRANSPORTS["ssh-fresh"]
-
-    @task
-    def operation(self) -> None:
-        def run() -> int:
-            conn = ssh.connect(self.address, self.device.ssh_port, self.username, self.password)
-            try:
-                return len(ssh.exec_command(conn, COMMAND))
-            finally:
-                conn.close()
-
-        self.measure(run)
-
-
-class SshReuseUser(_ParamikoUser):
-    transport = TRANSPORTS["ssh-reuse"]
-
-    @task
-    def operation(self) -> None:
-        try:
-            conn = self.connection(self.device.ssh_port)
-        except Exception as exc:
-            self.fire(time.time(), 0.0, 0, exc)
-            return
-        if not self.measure(lambda: len(ssh.exec_command(conn, COMMAND))):
-            self.close()
-
-
 class SshPtyUser(_ParamikoUser):
     transport = TRANSPORTS["ssh-pty"]
 
@@ -128,7 +195,8 @@ class SshPtyUser(_ParamikoUser):
         except Exception as exc:
             self.fire(time.time(), 0.0, 0, exc)
             return
-        if not self.measure(lambda: len(ssh.pty_command(conn, COMMAND))):
+        command = lab.STATE.command
+        if not self.measure(lambda: len(ssh.pty_command(conn, command))):
             self.close()
 
 
@@ -196,12 +264,14 @@ class _HttpsUser(_LabMixin, FastHttpUser):
     insecure = True
     ssl_context_factory = staticmethod(shared_tls_context)
     host = "https://device"
-    path: ClassVar[str] = EXEC_PATH
+    path: str = ""
+    """Empty: the run's command through the device's exec API."""
     headers: ClassVar[dict[str, str]] = {}
 
     def __init__(self, environment: Environment) -> None:
         self._assign()
         self.host = f"https://{self.address}:{self.device.https_port}"
+        self.path = self.path or exec_path(lab.STATE.command)
         super().__init__(environment)
 
     def check(self, body: str) -> str | None:
@@ -252,6 +322,8 @@ USER_CLASSES: dict[str, type[User]] = {
     for cls in (
         SshFreshUser,
         SshReuseUser,
+        SshFreshLibssh2User,
+        SshReuseLibssh2User,
         SshPtyUser,
         HttpsKeepAliveUser,
         HttpsFreshUser,

@@ -32,9 +32,9 @@ targets:
 - {name: lab-r3, host: ${LAB_TEST_NET}.131}
 YAML
 
-# 1. Master + 2 workers, 16 users (2 per transport), 60 s, headless; the master's exit code.
+# 1. Master + 2 workers, 20 users (2 per transport), 60 s, headless; the master's exit code.
 status=0
-LOAD_UI=headless LOAD_WORKERS=2 TRANSPORT=all USERS=16 SPAWN_RATE=16 DURATION=60 \
+LOAD_UI=headless LOAD_WORKERS=2 TRANSPORT=all USERS=20 SPAWN_RATE=20 DURATION=60 \
   LOAD_RUN_ID="$load_run" LOAD_TARGETS=/results/fleet-e2e.yaml \
   $LOAD_E2E_COMPOSE --profile load up --scale load-worker=2 --exit-code-from load-master \
   load-master load-worker >"$logs/load" 2>&1 || status=$?
