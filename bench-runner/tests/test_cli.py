@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bench_runner.cli import app
-from bench_runner.plan import Plan
+from bench_runner.cli import _plan_overrides, app
+from bench_runner.plan import Plan, load_plan, override
 from bench_runner.settings import Settings
 
 runner = CliRunner()
@@ -79,6 +79,17 @@ def test_unknown_plan_and_bad_override_are_usage_errors() -> None:
     result = runner.invoke(app, ["run", "--netem", "none", "--no-sinks", "--clients", "telnet"])
     assert result.exit_code == 2
     assert "unknown client" in result.output
+    result = runner.invoke(app, ["run", "--netem", "none", "--no-sinks", "--fleet-hosts", "1,200"])
+    assert result.exit_code == 2
+    assert "fleet_hosts" in result.output
+
+
+def test_fleet_options_set_the_plans_counts() -> None:
+    overrides = _plan_overrides(
+        None, None, None, None, None, None, None, None, (None, None), None, ("1,4", "3")
+    )
+    merged = override(load_plan("reproduce-ssh-libraries"), overrides)
+    assert (merged.fleet_host_counts(), merged.fleet_repeat_counts()) == ([1, 4], [3])
 
 
 def test_help_texts_name_the_plan_defaults() -> None:

@@ -121,6 +121,7 @@ def _plan_overrides(
     timeout: float | None,
     netconf: tuple[str | None, str | None],
     tunnel_bulk_sizes: str | None,
+    fleet: tuple[str | None, str | None] = (None, None),
 ) -> dict[str, object]:
     """The plan fields the command-line options set (validated by the plan model)."""
     options: dict[str, object | None] = {
@@ -135,6 +136,8 @@ def _plan_overrides(
         "netconf_framing": _split(netconf[0], ","),
         "netconf_reply_bytes": _split(netconf[1], ","),
         "tunnel_bulk_sizes": _split(tunnel_bulk_sizes, ","),
+        "fleet_hosts": _split(fleet[0], ","),
+        "fleet_repeats": _split(fleet[1], ","),
     }
     return {key: value for key, value in options.items() if value is not None}
 
@@ -248,6 +251,21 @@ def run(
             f"{', '.join(get_args(BulkSize))}; " + _default(",".join(DEFAULTS.tunnel_bulk_sizes))
         ),
     ] = None,
+    fleet_hosts: Annotated[
+        str | None,
+        typer.Option(
+            help="ssh/fleet-show-version: how many of the lab's emulated devices, comma-separated "
+            "to measure each; " + _default(",".join(map(str, DEFAULTS.fleet_host_counts())))
+        ),
+    ] = None,
+    fleet_repeats: Annotated[
+        str | None,
+        typer.Option(
+            help="ssh/fleet-show-version: how many times the whole run is repeated per "
+            "iteration, comma-separated; "
+            + _default(",".join(map(str, DEFAULTS.fleet_repeat_counts())))
+        ),
+    ] = None,
 ) -> None:
     """Apply a netem profile, measure each mode, write results and feed the sinks; the
     profile that was active before is applied back at the end."""
@@ -263,6 +281,7 @@ def run(
         timeout,
         (netconf_framing, netconf_reply_bytes),
         tunnel_bulk_sizes,
+        (fleet_hosts, fleet_repeats),
     )
     try:
         merged = override(load_plan(plan), overrides)
