@@ -113,7 +113,10 @@ def test_published_data_is_cited_and_complete(name: str) -> None:
     assert experiment.conditions.keys() >= {"hardware", "device", "latency", "clients"}
 
 
-@pytest.mark.parametrize("name", EXPERIMENTS)
+RUNNER_EXPERIMENTS = [n for n in EXPERIMENTS if load_experiment(n).runs_on == "bench-runner"]
+
+
+@pytest.mark.parametrize("name", RUNNER_EXPERIMENTS)
 def test_plans_measure_every_published_case(name: str) -> None:
     """Each experiment's built-in plan has every mode and client its subjects need, and
     every profile and parameter value its figures name: a renamed client or a dropped
@@ -306,6 +309,79 @@ def test_comparison_markdown() -> None:
     assert "- none among the runs given: nothing measured" in text
     assert "| Go: nemith.io/netconf (Do) | — |" in text
     assert "| SSH reuse-conn | — | 306.6 | — | 1.71x | asyncssh | not measured |" in text
+
+
+def sweep_document(means: dict[tuple[str, int], float], failures: int = 0) -> dict[str, Any]:
+    """A Locust sweep's results.json as transport-load writes it (SCHEMA.md, "load")."""
+    clients = {
+        "ssh-fresh": ("ssh/fresh-conn", "paramiko 5.1.0"),
+        "ssh-reuse": ("ssh/reuse-conn", "paramiko 5.1.0"),
+        "ssh-fresh-libssh2": ("ssh/fresh-conn", "parallel-ssh 2.16.0.post1"),
+        "ssh-reuse-libssh2": ("ssh/reuse-conn", "parallel-ssh 2.16.0.post1"),
+    }
+    return {
+        "run_id": "rep-parallel-ssh",
+        "lab_commit": "abc123",
+        "plan": "reproduce-parallel-ssh",
+        "load": {
+            "kind": "sweep",
+            "started_at": "2026-11-23T07:00:00+00:00",
+            "command": "show payload 26624",
+            "profile": {"name": "local", "engine": "nfq", "verified_rtt_ms": 0.25},
+            "totals": {"failures": failures},
+            "transports": [
+                {"transport": key, "mode": mode, "client": client}
+                for key, (mode, client) in clients.items()
+            ],
+            "sweep": {
+                "steps": [
+                    {
+                        "transport": key,
+                        "users": users,
+                        "requests": 500,
+                        "failures": failures if key == "ssh-fresh" else 0,
+                        "mean_ms": mean,
+                    }
+                    for (key, users), mean in means.items()
+                ]
+            },
+        },
+    }
+
+
+def test_load_sweep_figures_against_published_ratios() -> None:
+    """Experiment 5 reads a Locust sweep: each step's mean per transport, the publication's
+    relative figures as the speedups of libssh2 over paramiko."""
+    experiment = load_experiment("parallel-ssh")
+    run = sweep_document(
+        {
+            ("ssh-fresh", 100): 900.0,
+            ("ssh-fresh-libssh2", 100): 300.0,
+            ("ssh-reuse", 100): 400.0,
+            ("ssh-reuse-libssh2", 100): 500.0,
+            ("ssh-fresh", 200): 2000.0,
+        },
+        failures=3,
+    )
+    built = {(s.case["users"], s.metric): s for s in sections(experiment, [run])}
+    session = built[(100, "session_ms")]
+    rows = {row.subject.name: row for row in session.rows}
+    assert rows["libssh2"].lab is not None
+    assert rows["libssh2"].lab.client_version == "2.16.0.post1"
+    assert rows["libssh2"].lab_speedup == pytest.approx(3.0)
+    assert rows["libssh2"].published_speedup == pytest.approx(2.86, abs=0.005)
+    assert rows["paramiko"].lab is not None
+    assert rows["paramiko"].lab.caveat == "3 of 500 requests failed"
+    assert session.ranking_holds is True
+    # libssh2 slower than paramiko on a kept session: against the publication's order
+    assert built[(100, "command_ms")].reversals == [("libssh2", "paramiko")]
+    # 200 users: paramiko alone measured, nothing to rank
+    assert built[(200, "session_ms")].ranking_holds is None
+    text = comparison_markdown([experiment], [run], "make reproduce", "2026-11-23")
+    assert "| subject | lab | published (x paramiko's time) |" in text
+    assert "| libssh2 | 300.0 | 0.35 | 3.00x | 2.86x | parallel-ssh 2.16.0.post1 |" in text
+    assert "- `rep-parallel-ssh`: Locust sweep, profile `local` (RTT verified 0.25 ms" in text
+    assert "command `show payload 26624`" in text
 
 
 def test_reproduce_tables_command_writes_the_comparison(

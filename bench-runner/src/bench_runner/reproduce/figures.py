@@ -18,6 +18,13 @@ Its metric is then computed from that entry:
 - ``setup_ms``: the sum of ``phases.p50_ms`` over the connection phases (``SETUP_PHASES``):
   a library's whole ``connect``, or the floor client's TCP connect, key exchange, auth and
   NETCONF hello. None when the entry recorded none of them.
+
+A Locust sweep's results document (``load.sweep``, written by transport-load) gives
+``session_ms`` and ``command_ms``: the ``mean_ms`` of the step whose ``users`` is the case's
+and whose transport measures the subject's mode with its client (``load.transports``: mode,
+and client as "<name> <version>"). The metric's mode says which operation: a new session
+per operation, or one command on a kept session. A step with failed requests still gives
+its figure, with the failures said beside it.
 """
 
 import json
@@ -29,6 +36,7 @@ from typing import Any
 from bench_runner.reproduce.published import CaseValue, Metric
 
 HIGHER_IS_BETTER: frozenset[Metric] = frozenset({"throughput_mib_s", "requests_per_s"})
+LOAD_METRICS: frozenset[Metric] = frozenset({"session_ms", "command_ms"})
 SETUP_PHASES = ("tcp_connect", "key_exchange", "auth", "connect", "hello")
 MIB = 1 << 20
 
@@ -40,6 +48,7 @@ class LabFigure:
     value: float
     run_id: str
     client_version: str
+    caveat: str = ""
 
 
 def load_documents(results_dir: Path, prefixes: Sequence[str]) -> list[dict[str, Any]]:
@@ -91,8 +100,13 @@ def lab_figure(
 ) -> LabFigure | None:
     """The lab's figure of ``mode`` with ``client`` in ``case`` (module docstring); None
     when no run measured it."""
+    if metric in LOAD_METRICS:
+        return next(
+            (f for run in runs if (f := load_step_figure(run, case, mode, client)) is not None),
+            None,
+        )
     for run in runs:
-        for entry in run["modes"]:
+        for entry in run.get("modes", []):
             if (
                 entry["mode"] == mode
                 and entry["client"] == client
@@ -103,4 +117,35 @@ def lab_figure(
                 value = metric_value(entry, metric, requests)
                 if value is not None:
                     return LabFigure(value, run["run_id"], entry["client_version"])
+    return None
+
+
+def load_step_figure(
+    run: Document, case: Mapping[str, CaseValue], mode: str, client: str
+) -> LabFigure | None:
+    """The mean of the sweep step of ``case`` (``users``, and ``profile`` if named) whose
+    transport ran ``mode`` with ``client``; None without one that completed a request."""
+    load = run.get("load") or {}
+    steps = (load.get("sweep") or {}).get("steps") or []
+    if "profile" in case and str(load.get("profile", {}).get("name")) != str(case["profile"]):
+        return None
+    versions = {
+        row["transport"]: row["client"].partition(" ")[2]
+        for row in load.get("transports", [])
+        if row["mode"] == mode and row["client"].partition(" ")[0] == client
+    }
+    for step in steps:
+        if (
+            step["transport"] in versions
+            and str(step["users"]) == str(case.get("users"))
+            and step["requests"] > step["failures"]
+        ):
+            caveat = (
+                f"{step['failures']} of {step['requests']} requests failed"
+                if step["failures"]
+                else ""
+            )
+            return LabFigure(
+                float(step["mean_ms"]), run["run_id"], versions[step["transport"]], caveat
+            )
     return None

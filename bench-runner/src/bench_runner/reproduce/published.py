@@ -9,8 +9,9 @@ that measures it when that differs per metric), the ``reference`` subject ratios
 against, and its ``figures``: one published number per case x subject x metric. A case is
 the publication's condition as lab terms: ``profile`` (a netem profile) and any key of a
 mode's ``parameters`` (``framing``, ``reply_bytes``, ``bulk_size``; the fleet experiment's
-``hosts`` and ``repeats``), or one of the experiment's ``publication_keys``, which only
-tell the publication's own conditions apart and match any lab run.
+``hosts`` and ``repeats``; a Locust sweep's ``users`` per step), or one of the experiment's
+``publication_keys``, which only tell the publication's own conditions apart and match any
+lab run.
 """
 
 from importlib.resources import files
@@ -19,9 +20,17 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-EXPERIMENTS = ("clibench", "ssh-libraries", "netconf", "tunnel")
+EXPERIMENTS = ("clibench", "ssh-libraries", "netconf", "tunnel", "parallel-ssh")
 
-Metric = Literal["p50_ms", "throughput_mib_s", "requests_per_s", "rpc_total_ms", "setup_ms"]
+Metric = Literal[
+    "p50_ms",
+    "throughput_mib_s",
+    "requests_per_s",
+    "rpc_total_ms",
+    "setup_ms",
+    "session_ms",
+    "command_ms",
+]
 CaseValue = str | int
 
 
@@ -72,10 +81,16 @@ class Experiment(BaseModel):
     experiment: str
     title: str
     plan: str
+    """The bench-runner plan that reruns it; for ``runs_on: locust``, the ``--plan`` label
+    its Locust sweep records in results.json."""
+    runs_on: Literal["bench-runner", "locust"] = "bench-runner"
     source: Source
     conditions: dict[str, str]
     differences: list[str]
     reference: str
+    relative: bool = False
+    """The publication gives ratios only: each figure is the subject's time over the
+    reference's in that case (the reference's is 1)."""
     requests: int = Field(default=1, ge=1)
     """Requests one published figure covers (``rpc_total_ms``): the lab's mean per request
     times this."""

@@ -26,6 +26,8 @@ METRIC_LABELS: dict[Metric, str] = {
     "requests_per_s": "requests/s",
     "rpc_total_ms": "RPC time (ms)",
     "setup_ms": "setup (ms)",
+    "session_ms": "new session per operation, mean (ms)",
+    "command_ms": "command on a kept session, mean (ms)",
 }
 
 
@@ -171,17 +173,17 @@ def _verdict(section: Section) -> str:
 def _section_markdown(experiment: Experiment, section: Section) -> list[str]:
     better = "higher" if section.metric in HIGHER_IS_BETTER else "lower"
     reference = experiment.reference
+    published = f"published (x {reference}'s time)" if experiment.relative else "published"
     lines = [
         f"### {_case(section.case)} · {METRIC_LABELS[section.metric]}, {better} is better",
         "",
-        f"| subject | lab | published | lab speedup vs {reference} | published speedup "
+        f"| subject | lab | {published} | lab speedup vs {reference} | published speedup "
         f"vs {reference} | lab client | note |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in section.rows:
-        note = "; ".join(
-            text for text in ("not measured" if row.lab is None else "", row.subject.note) if text
-        )
+        lab_note = "not measured" if row.lab is None else row.lab.caveat
+        note = "; ".join(text for text in (lab_note, row.subject.note) if text)
         client = (
             f"{row.subject.client} {row.lab.client_version}"
             if row.lab is not None
@@ -197,12 +199,27 @@ def _section_markdown(experiment: Experiment, section: Section) -> list[str]:
 
 
 def _run_line(run: Document) -> str:
+    if "load" in run and "modes" not in run:
+        return _load_run_line(run)
     profile = run["profile"]
     return (
         f"- `{run['run_id']}`: profile `{profile['name']}` ({profile['rtt_ms']:g} ms, engine "
         f"{profile['engine']}), started {run['started_at']}, lab commit "
         f"{run['lab']['commit'] or 'unknown'}, "
         + ("every mode ok" if run["ok"] else "NOT every mode ok")
+    )
+
+
+def _load_run_line(run: Document) -> str:
+    load = run["load"]
+    profile = load["profile"]
+    failures = load["totals"]["failures"]
+    return (
+        f"- `{run['run_id']}`: Locust {load['kind']}, profile `{profile['name']}` (RTT "
+        f"verified {profile.get('verified_rtt_ms')} ms, engine {profile['engine']}), command "
+        f"`{load.get('command', 'show version')}`, started {load['started_at']}, lab commit "
+        f"{run.get('lab_commit') or 'unknown'}, "
+        + ("no failed requests" if not failures else f"{failures} failed requests")
     )
 
 
