@@ -55,3 +55,27 @@ def test_a_run_over_the_fleet_verifies_each_device() -> None:
             assert mode["ok"], mode["error_messages"]
             assert mode["rtt_check"]["passed"], mode["rtt_check"]
             assert 30 <= mode["verified_rtt_ms"] <= 40, mode["verified_rtt_ms"]
+
+
+def test_the_fleet_mode_reaches_every_device_it_is_given() -> None:
+    """ssh/fleet-show-version over the test lab's fleet, its counts from the command line:
+    each (hosts, repeats) case is its own result, every output checked by the mode to carry
+    its own device's hostname, the RTT verified on the first device."""
+    run_id = f"fleet-mode-{_stamp()}"
+    proc = _run(
+        run_id,
+        *("--profile", "regional", "--no-sinks", "--modes", "ssh/fleet-show-version"),
+        *("--clients", "asyncssh,paramiko", "--fleet-hosts", f"1,{FLEET_SIZE}"),
+        *("--fleet-repeats", "2", "--iterations", "2", "--warmup", "0"),
+    )
+    assert proc.returncode == 0
+    results: dict[str, Any] = json.loads((RESULTS_DIR / run_id / "results.json").read_text())
+    cases = {
+        (m["client"], m["parameters"]["hosts"], m["parameters"]["repeats"])
+        for m in results["modes"]
+    }
+    assert cases == {(c, h, 2) for c in ("asyncssh", "paramiko") for h in (1, FLEET_SIZE)}
+    for mode in results["modes"]:
+        assert mode["ok"], mode["error_messages"]
+        assert mode["stats"]["n"] == 2
+        assert mode["rtt_check"]["passed"], mode["rtt_check"]
