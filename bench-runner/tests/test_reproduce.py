@@ -21,7 +21,7 @@ from bench_runner.reproduce.published import (
     load_experiment,
     parse_experiment,
 )
-from bench_runner.reproduce.tables import comparison_markdown, sections, speedup
+from bench_runner.reproduce.tables import _client_label, comparison_markdown, sections, speedup
 from bench_runner.results import (
     LabInfo,
     ModeResult,
@@ -401,3 +401,11 @@ def test_reproduce_tables_command_writes_the_comparison(
     assert "`rep-clibench-regional`: profile `regional` (30 ms" in written
     missing = CliRunner().invoke(app, ["reproduce-tables", "nothing-"])
     assert missing.exit_code == 2
+
+
+def test_a_version_that_names_its_libraries_is_not_prefixed_again() -> None:
+    assert _client_label("httpx", "0.28.1") == "httpx 0.28.1"
+    assert (
+        _client_label("parallel-ssh-native", "parallel-ssh 2.16.0, ssh2-python 1.2.0")
+        == "parallel-ssh 2.16.0, ssh2-python 1.2.0"
+    )

@@ -170,6 +170,12 @@ def _verdict(section: Section) -> str:
     return f"no: {pairs}"
 
 
+def _client_label(client: str, version: str) -> str:
+    """``httpx 0.28.1``; a version that already names its libraries (``parallel-ssh 2.16.0,
+    ssh2-python 1.2.0``, ``OpenSSH_9.2p1``) stands alone."""
+    return version if version[:1].isalpha() else f"{client} {version}"
+
+
 def _section_markdown(experiment: Experiment, section: Section) -> list[str]:
     better = "higher" if section.metric in HIGHER_IS_BETTER else "lower"
     reference = experiment.reference
@@ -185,7 +191,7 @@ def _section_markdown(experiment: Experiment, section: Section) -> list[str]:
         lab_note = "not measured" if row.lab is None else row.lab.caveat
         note = "; ".join(text for text in (lab_note, row.subject.note) if text)
         client = (
-            f"{row.subject.client} {row.lab.client_version}"
+            _client_label(row.subject.client or "", row.lab.client_version)
             if row.lab is not None
             else (row.subject.client or "—")
         )
