@@ -2,7 +2,7 @@
 # make test-load: a real load run on an isolated lab (own project and subnet; nothing of a lab
 # the user has running is touched). A Locust master and two workers run every transport for
 # 60 s, a few users each, over the test lab's fleet of 3 emulated devices; then a short sweep
-# of one transport; then test_load_e2e.py checks, from the load test image on the lab network:
+# of one transport during an InfluxDB outage, replayed after it; then test_load_e2e.py checks, from the load test image on the lab network:
 # 0 errors, every transport's stats in InfluxDB (stored = reported) and Prometheus, the Load
 # dashboard's queries, the results files.
 set -euo pipefail
@@ -41,9 +41,13 @@ LOAD_UI=headless LOAD_WORKERS=2 TRANSPORT=all USERS=20 SPAWN_RATE=20 DURATION=60
 grep -v 'paramiko' "$logs/load" | tail -40
 if [ "$status" -ne 0 ]; then echo "test-load: the load run exited $status"; exit 1; fi
 
-# 2. A short sweep (one transport, 2 steps of 10 s), one process.
+# 2. A short sweep (one transport, 2 steps of 10 s), one process, with InfluxDB stopped the
+#    whole time: every point goes to the spool, and the runner's replay stores it afterwards.
+$LOAD_E2E_COMPOSE stop influxdb
 in_load load-master sweep --transport https-keepalive --steps 1,4 --step-seconds 10 \
-  --spawn-rate 20 --run-id "$sweep_run" 2>&1 | tail -15
+  --spawn-rate 20 --run-id "$sweep_run" 2>&1 | grep -v 'spooled to' | tail -15
+$LOAD_E2E_COMPOSE up -d --wait influxdb
+in_load bench-runner replay | tail -5
 
 # 3. The checks.
 LOAD_RUN=$load_run SWEEP_RUN=$sweep_run in_load -e LOAD_RUN -e SWEEP_RUN \

@@ -128,6 +128,26 @@ def test_the_sweep_found_a_knee() -> None:
     assert sweep["knees"]["https-keepalive"]["users"] in (1, 4)
 
 
+def test_a_sweep_during_an_influxdb_outage_is_stored_after_the_replay() -> None:
+    """InfluxDB was stopped for the whole sweep: nothing delivered, every point spooled in the
+    runner's format, and after ``bench-runner replay`` InfluxDB holds exactly what the sweep
+    reported (per-second points, resources and steps)."""
+    sweep = load_section(SWEEP_RUN)
+    sink = sweep["sinks"]["influxdb"]
+    assert sink["delivered"] == 0, sink
+    assert sink["spooled"] == sink["lines_written"] >= sink["points"] > 0, sink
+    assert sink["spool_files"] and sink["errors"], sink
+    where = f"WHERE \"run_id\" = '{SWEEP_RUN}'"
+    [seconds] = influx(
+        f'SELECT count("requests") AS "points", sum("requests") AS "requests" FROM "load" {where}'
+    )
+    [resources] = influx(f'SELECT count("users") AS "points" FROM "load_resources" {where}')
+    [steps] = influx(f'SELECT count("requests") AS "points" FROM "load_step" {where}')
+    assert seconds["requests"] == sweep["totals"]["requests"]
+    assert steps["points"] == len(sweep["sweep"]["steps"])
+    assert seconds["points"] + resources["points"] + steps["points"] == sink["points"]
+
+
 def _panels() -> list[dict[str, Any]]:
     found = []
     for panel in DASHBOARD["panels"]:
