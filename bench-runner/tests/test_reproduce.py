@@ -266,6 +266,26 @@ def test_a_reversed_pair_breaks_the_ranking() -> None:
     assert section.reversals == [("HTTPS keep-alive", "SSH pty-fresh")]
 
 
+def test_a_subject_measuring_another_operation_is_shown_but_not_ranked() -> None:
+    """The lab's ssh/fresh-conn opens a connection per command, clibench's one per iteration:
+    slower than pty-fresh in the lab, faster in the publication, and no reversal for it."""
+    experiment = load_experiment("clibench")
+    modes = [
+        mode_entry("ssh/pty-fresh", "asyncssh", [600.0], commands=5),
+        mode_entry("https/keep-alive", "httpx", [200.0], commands=5),
+        mode_entry("https/batch-post", "httpx", [40.0], commands=5),
+        mode_entry("ssh/fresh-conn", "asyncssh", [2000.0], commands=5),
+    ]
+    run = run_document("rep-clibench-regional", "reproduce-clibench", "regional", modes, 30.0)
+    section = regional_section(experiment, [run])
+    assert section.compared == 3
+    assert section.ranking_holds is True
+    text = comparison_markdown([experiment], [run], "make reproduce", "2026-11-23")
+    assert (
+        "| SSH fresh-conn | 2,000 | 513.5 | 0.30x | 1.02x | asyncssh 1.0 | not ranked; lab:" in text
+    )
+
+
 def test_published_ties_are_not_reversals() -> None:
     """batch-post and multi-cmd are 0.04 % apart in the publication: either lab order holds."""
     experiment = load_experiment("clibench")

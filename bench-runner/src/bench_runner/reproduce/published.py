@@ -56,6 +56,9 @@ class Subject(BaseModel):
     mode: str | None = None
     client: str | None = None
     note: str | None = None
+    ranked: bool = True
+    """False when the lab's mode times a different operation than the publication's (its
+    note says how): its figures are shown, but it takes no part in the ranking."""
 
 
 class MetricSpec(BaseModel):

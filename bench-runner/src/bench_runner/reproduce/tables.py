@@ -5,8 +5,9 @@ reference subject in both, and whether the ranking holds.
 
 A speedup is ``reference / figure`` for a metric where lower is better and ``figure /
 reference`` where higher is better, so above 1 is better than the reference in both columns.
-The ranking holds when no pair of subjects measured in both is ordered the other way round by
-the lab than by the publication, pairs the publication separates by no more than
+The ranking holds when no pair of ranked subjects measured in both is ordered the other way
+round by the lab than by the publication (a subject whose lab mode times a different operation
+is shown but not ranked), pairs the publication separates by no more than
 ``TIE_TOLERANCE`` (relative to the larger figure) counting as ties: run-to-run noise of
 equal modes is not a reversal.
 """
@@ -50,7 +51,8 @@ class Section:
 
     @property
     def compared(self) -> int:
-        return sum(row.lab is not None for row in self.rows)
+        """Ranked subjects with a lab figure."""
+        return sum(row.lab is not None and row.subject.ranked for row in self.rows)
 
     @property
     def ranking_holds(self) -> bool | None:
@@ -74,8 +76,13 @@ def _ahead(a: float, b: float, metric: Metric) -> bool:
 
 
 def reversals(rows: Sequence[Row], metric: Metric) -> list[tuple[str, str]]:
-    """Pairs the lab orders against the publication, ties within ``TIE_TOLERANCE`` aside."""
-    measured = [(row.subject.name, row.published, row.lab.value) for row in rows if row.lab]
+    """Pairs the lab orders against the publication, ties within ``TIE_TOLERANCE`` and
+    subjects that are not ranked aside."""
+    measured = [
+        (row.subject.name, row.published, row.lab.value)
+        for row in rows
+        if row.lab and row.subject.ranked
+    ]
     found = []
     for first, second in combinations(measured, 2):
         larger = max(abs(first[1]), abs(second[1]))
@@ -189,7 +196,8 @@ def _section_markdown(experiment: Experiment, section: Section) -> list[str]:
     ]
     for row in section.rows:
         lab_note = "not measured" if row.lab is None else row.lab.caveat
-        note = "; ".join(text for text in (lab_note, row.subject.note) if text)
+        unranked = "" if row.subject.ranked else "not ranked"
+        note = "; ".join(text for text in (lab_note, unranked, row.subject.note) if text)
         client = (
             _client_label(row.subject.client or "", row.lab.client_version)
             if row.lab is not None
