@@ -132,3 +132,39 @@ def test_every_transport_has_its_user_class_in_both_locustfiles() -> None:
     for key, transport in TRANSPORTS.items():
         assert getattr(locustfile, transport.user_class) is USER_CLASSES[key]
         assert getattr(locustfile_sweep, transport.user_class) is USER_CLASSES[key]
+
+
+def test_a_sweep_stops_the_previous_transports_users_before_the_next_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """From 200 users of ssh-fresh to 1 of ssh-fresh-libssh2: the shape asks for 0 users
+    until none of ssh-fresh runs, then ramps the new transport; its step is ramped only when
+    its own users run."""
+    from transport_load import lab, sweep
+
+    monkeypatch.setattr(lab.STATE, "steps", [])
+    options = SimpleNamespace(
+        lab_transports="ssh-fresh,ssh-fresh-libssh2",
+        lab_steps="1,200",
+        lab_step_seconds=10.0,
+        lab_spawn_rate=50.0,
+    )
+    running = {"SshFreshUser": 200, "SshFreshLibssh2User": 0}
+    runner = SimpleNamespace(
+        environment=SimpleNamespace(parsed_options=options), user_classes_count=running
+    )
+    shape = sweep.SweepShape()
+    shape.runner = runner  # type: ignore[assignment]
+    clock = {"t": 5.0}
+    monkeypatch.setattr(shape, "get_run_time", lambda: clock["t"])
+    assert shape.tick()[0] == 1
+    clock["t"] = 15.0
+    assert shape.tick() == (200, 50.0, [sweep.USER_CLASSES["ssh-fresh"]])
+    clock["t"] = 25.0  # third step: libssh2, 1 user
+    libssh2 = sweep.USER_CLASSES["ssh-fresh-libssh2"]
+    running["SshFreshUser"] = 1
+    assert shape.tick() == (0, 50.0, [libssh2])
+    assert lab.STATE.steps[-1].ramped is None
+    running.update(SshFreshUser=0, SshFreshLibssh2User=1)
+    assert shape.tick() == (1, 50.0, [libssh2])
+    assert lab.STATE.steps[-1].ramped is not None

@@ -1,11 +1,19 @@
 """``make sweep``: a LoadTestShape stepping the users of one transport after another
 (default 1, 10, 50, 100, 200, 500 each, ``--lab-step-seconds`` per step). A step's figures
 are taken from the first whole second after its users were all running (ramp-up done) to
-its end; results.py computes them and the knee."""
+its end; results.py computes them and the knee.
+
+When the transport changes, every user of the previous one is stopped before the next one
+starts: Locust keeps running users whose class a shape no longer names as long as the user
+count allows (a step of 1 after a step of 200 kept one user of the old transport and none of
+the new), so a step would claim users it does not have."""
 
 import time
+from collections import Counter
+from typing import Any
 
 from locust import LoadTestShape
+from locust.runners import MasterRunner
 
 from transport_load.lab import STATE, StepWindow
 from transport_load.transports import parse_steps, parse_transports
@@ -35,6 +43,20 @@ class SweepShape(LoadTestShape):
                 STATE.steps[-1].ended = now
             STATE.steps.append(StepWindow(transport, users, now))
         step = STATE.steps[index]
-        if step.ramped is None and self.get_current_user_count() >= users:
+        wanted = USER_CLASSES[transport]
+        running = running_users(self.runner)
+        if any(count for name, count in running.items() if name != wanted.__name__):
+            return 0, rate, [wanted]
+        if step.ramped is None and running.get(wanted.__name__, 0) >= users:
             step.ramped = now
-        return users, rate, [USER_CLASSES[transport]]
+        return users, rate, [wanted]
+
+
+def running_users(runner: Any) -> dict[str, int]:
+    """Running users per class: a master adds up what its workers last reported."""
+    if isinstance(runner, MasterRunner):
+        total: Counter[str] = Counter()
+        for worker in runner.clients.values():
+            total.update(worker.user_classes_count or {})
+        return dict(total)
+    return dict(runner.user_classes_count) if runner is not None else {}

@@ -136,7 +136,8 @@ def test_a_sweep_during_an_influxdb_outage_is_stored_after_the_replay() -> None:
     sink = sweep["sinks"]["influxdb"]
     assert sink["delivered"] == 0, sink
     assert sink["spooled"] == sink["lines_written"] >= sink["points"] > 0, sink
-    assert sink["spool_files"] and sink["errors"], sink
+    assert sink["spool_files"], sink
+    assert sink["errors"], sink
     where = f"WHERE \"run_id\" = '{SWEEP_RUN}'"
     [seconds] = influx(
         f'SELECT count("requests") AS "points", sum("requests") AS "requests" FROM "load" {where}'
