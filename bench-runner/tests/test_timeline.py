@@ -7,7 +7,15 @@ from typing import Any
 
 import pytest
 
-from bench_runner.wire.timeline import ACK, FIN, SYN, Packet, Timeline, summarize_splits
+from bench_runner.wire.timeline import (
+    ACK,
+    FIN,
+    SYN,
+    HandshakeRtts,
+    Packet,
+    Timeline,
+    summarize_splits,
+)
 
 CAPTURES = Path(__file__).parent / "captures"
 MS = 1_000_000
@@ -52,8 +60,10 @@ class Exchange:
         self.packets.append(Packet(int(at_ms * MS), outgoing, ACK, 0, seq, acked, self.connection))
         return self
 
-    def split(self, rtt_ns: int, start_ms: float, end_ms: float) -> Any:
-        timeline = Timeline(rtt_ns)
+    def split(
+        self, rtt_ns: int, start_ms: float, end_ms: float, handshakes: HandshakeRtts | None = None
+    ) -> Any:
+        timeline = Timeline(rtt_ns, handshakes)
         for packet in self.packets:
             timeline.add(packet)
         return timeline.split(int(start_ms * MS), int(end_ms * MS), end_ms - start_ms)
@@ -156,9 +166,9 @@ def test_what_the_parts_leave_of_the_wall_time_is_reported() -> None:
     assert timeline.split(0, 38 * MS, 38.4).unaccounted_ms == pytest.approx(0.4)
 
 
-def _recorded(name: str) -> Any:
+def _recorded(name: str, rtt_ns: int | None = None) -> Any:
     capture = json.loads((CAPTURES / name).read_text())
-    timeline = Timeline(capture["rtt_ns"])
+    timeline = Timeline(capture["rtt_ns"] if rtt_ns is None else rtt_ns)
     for fields in capture["packets"]:
         timeline.add(Packet(*fields))
     wall_ms = (capture["end_ns"] - capture["start_ns"]) / 1e6
@@ -222,3 +232,32 @@ def test_a_quick_ack_and_a_late_answer_are_the_devices_work() -> None:
     split = Exchange().into(0).ack_out(0.05).into(3.05).split(LOCAL, 0, 3.05)
     assert split.stalls == 0
     assert split.device_ms == pytest.approx(3.05)
+
+
+@pytest.mark.parametrize("mode", ["ssh-fresh", "ssh-pty"])
+def test_a_verified_rtt_longer_than_the_path_still_finds_the_held_segment(mode: str) -> None:
+    """At local on a loaded host the probe, timed from user space, measured 1.2 ms where
+    the path takes 0.04 ms: the release is measured against the handshake's RTT."""
+    split, _ = _recorded(f"{mode}-local.json", rtt_ns=1_200_000)
+    assert split.device_stalls == 1
+    assert split.stall_ms == pytest.approx(42.0, abs=3.0)
+
+
+def test_a_reused_connection_keeps_its_handshakes_rtt() -> None:
+    """The handshake was in an earlier iteration of the mode; the verified RTT (2 ms) is
+    longer than the path (0.1 ms)."""
+    handshakes = HandshakeRtts()
+    Exchange().out(0, 0, SYN).into(0.1, 0, SYN | ACK).ack_out(0.15).split(2 * MS, 0, 1, handshakes)
+    split = Exchange().into(0).ack_out(40).into(40.1).split(2 * MS, 0, 40.1, handshakes)
+    assert split.device_stalls == 1
+    assert Exchange().into(0).ack_out(40).into(40.1).split(2 * MS, 0, 40.1).stalls == 0
+
+
+def test_a_retransmitted_syn_leaves_the_verified_rtt() -> None:
+    """Which SYN the SYN-ACK answers is unknown: the connection's RTT stays unmeasured."""
+    exchange = Exchange().out(0, 0, SYN)
+    exchange.sent -= 1
+    exchange.out(1000, 0, SYN).into(1000.1, 0, SYN | ACK).ack_out(1000.15)
+    exchange.into(1001).ack_out(1041).into(1041.1)
+    assert exchange.split(2 * MS, 0, 1041.1).device_stalls == 0
+    assert exchange.split(LOCAL, 0, 1041.1).device_stalls == 1

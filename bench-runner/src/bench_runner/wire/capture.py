@@ -30,7 +30,7 @@ import psutil
 from bench_runner.wire import bpf, ring
 from bench_runner.wire.model import WireIteration
 from bench_runner.wire.tally import Tally, wire_segments
-from bench_runner.wire.timeline import Packet, Timeline
+from bench_runner.wire.timeline import HandshakeRtts, Packet, Timeline
 
 ETH_P_ALL = 0x0003
 ARPHRD_LINK_HEADER = {1: 14, 772: 14, 65534: 0}
@@ -87,9 +87,9 @@ class Segment:
 
     __slots__ = ("tally", "timeline")
 
-    def __init__(self, rtt_ns: int) -> None:
+    def __init__(self, rtt_ns: int, handshakes: HandshakeRtts) -> None:
         self.tally = Tally()
-        self.timeline = Timeline(rtt_ns)
+        self.timeline = Timeline(rtt_ns, handshakes)
 
     def counts(self) -> WireIteration:
         return self.tally.result()
@@ -149,8 +149,9 @@ class WireCapture:
         self._seen = 0  # ... and how far mark() has found frames filled
         self._boundaries: deque[int] = deque()  # sequence numbers where a segment ends
         self._rtt_ns = rtt_ns
+        self._handshakes = HandshakeRtts()
         self._segments: list[Segment] = []
-        self._segment = Segment(rtt_ns)
+        self._segment = Segment(rtt_ns, self._handshakes)
         self._drops = 0
         self._wake = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self._lock = threading.Lock()
@@ -231,7 +232,7 @@ class WireCapture:
             while boundaries and boundaries[0] == sequence:
                 boundaries.popleft()
                 self._segments.append(self._segment)
-                self._segment = Segment(self._rtt_ns)
+                self._segment = Segment(self._rtt_ns, self._handshakes)
             offset = sequence % ring.FRAMES * ring.FRAME_SIZE
             if not status_at(frames, offset)[0] & ring.TP_STATUS_USER:
                 break

@@ -18,7 +18,11 @@ events goes to one part:
   after the device's pure ACK of its previous one. Behind a delayed ACK (a side silent for
   its ACK timer, 40 ms on Linux) the held segment may follow a few ms late on a loaded
   host. The whole gap is the stall: the held segment's wait, the ACK timer and the RTT it
-  takes to release it.
+  takes to release it. "One RTT" is the connection's own, from the kernel's stamps on its
+  SYN and SYN-ACK when the capture saw them (in this iteration or an earlier one of the
+  mode), else the verified RTT. The verified RTT is timed from user space: on a loaded host
+  it runs up to a millisecond long, several times the whole path at ``local``, and a
+  release measured against it would look too early to be one.
 
 The parts add up to the span by construction; ``unaccounted_ms`` is what they leave of the
 measured wall time (the runner's clock and the kernel's differ by microseconds; packets of
@@ -91,8 +95,36 @@ class TimeSplit(BaseModel):
     unaccounted_ms: float
 
 
+class HandshakeRtts:
+    """Each connection's RTT as its handshake showed it (SYN out, SYN-ACK in), kept across
+    a mode's iterations: a reused connection's handshake was in an earlier one. A SYN sent
+    again leaves its connection unmeasured (which SYN the SYN-ACK answers is unknown)."""
+
+    __slots__ = ("_rtt_ns", "_syn_sent_ns")
+
+    def __init__(self) -> None:
+        self._syn_sent_ns: dict[int, int | None] = {}
+        self._rtt_ns: dict[int, int] = {}
+
+    def add(self, packet: Packet) -> None:
+        if not packet.flags & SYN:
+            return
+        if packet.outgoing and not packet.flags & ACK:
+            retransmitted = packet.connection in self._syn_sent_ns
+            self._syn_sent_ns[packet.connection] = None if retransmitted else packet.time_ns
+            self._rtt_ns.pop(packet.connection, None)
+        elif not packet.outgoing and packet.flags & ACK:
+            sent_ns = self._syn_sent_ns.pop(packet.connection, None)
+            if sent_ns is not None:
+                self._rtt_ns[packet.connection] = max(packet.time_ns - sent_ns, 0)
+
+    def get(self, connection: int) -> int | None:
+        return self._rtt_ns.get(connection)
+
+
 class Timeline:
-    """Feeds on one iteration's packets in capture order; ``split()`` gives the parts."""
+    """Feeds on one iteration's packets in capture order; ``split()`` gives the parts.
+    ``handshakes`` is shared by a mode's timelines (a fresh one when not given)."""
 
     __slots__ = (
         "_awaiting_handshake_ack",
@@ -101,17 +133,17 @@ class Timeline:
         "_device",
         "_device_stalls",
         "_first_ns",
+        "_handshakes",
         "_last",
         "_last_pure_ack",
         "_network",
         "_rtt_ns",
-        "_slack_ns",
         "_stall",
     )
 
-    def __init__(self, rtt_ns: int) -> None:
+    def __init__(self, rtt_ns: int, handshakes: HandshakeRtts | None = None) -> None:
         self._rtt_ns = rtt_ns
-        self._slack_ns = max(RTT_SLACK_MIN_NS, int(rtt_ns * RTT_SLACK_FRACTION))
+        self._handshakes = HandshakeRtts() if handshakes is None else handshakes
         self._first_ns: int | None = None
         self._last: Packet | None = None
         self._last_pure_ack: dict[bool, Packet] = {}
@@ -121,6 +153,7 @@ class Timeline:
         self._device_stalls = self._client_stalls = 0
 
     def add(self, packet: Packet) -> None:
+        self._handshakes.add(packet)
         if not self._is_event(packet):
             if packet.flags & ACK and not packet.flags & RST:
                 self._last_pure_ack[packet.outgoing] = packet
@@ -182,10 +215,11 @@ class Timeline:
         ack = self._covering_ack(previous, outgoing=True)
         if ack is None or gap < MIN_STALL_NS or event.connection != previous.connection:
             return False
-        late = event.time_ns - ack.time_ns - self._rtt_ns
+        rtt_ns, slack_ns = self._release_rtt(event.connection)
+        late = event.time_ns - ack.time_ns - rtt_ns
         if ack.time_ns - previous.time_ns >= DELAYED_ACK_NS:
-            return -self._slack_ns <= late <= max(self._slack_ns, LOADED_RELEASE_NS)
-        return abs(late) <= self._slack_ns
+            return -slack_ns <= late <= max(slack_ns, LOADED_RELEASE_NS)
+        return abs(late) <= slack_ns
 
     def _held_by_client(self, previous: Packet, event: Packet, gap: int) -> bool:
         """The runner's next segment left right after the device's ACK of its last one,
@@ -195,11 +229,20 @@ class Timeline:
         if ack is None or gap < MIN_STALL_NS or event.connection != previous.connection:
             return False
         waited = ack.time_ns - previous.time_ns
-        if waited < self._rtt_ns - self._slack_ns:
+        rtt_ns, slack_ns = self._release_rtt(event.connection)
+        if waited < rtt_ns - slack_ns:
             return False
         reaction = event.time_ns - ack.time_ns
-        limit = LOADED_RELEASE_NS if waited >= DELAYED_ACK_NS + self._rtt_ns else ACK_REACTION_NS
+        limit = LOADED_RELEASE_NS if waited >= DELAYED_ACK_NS + rtt_ns else ACK_REACTION_NS
         return 0 <= reaction <= limit
+
+    def _release_rtt(self, connection: int) -> tuple[int, int]:
+        """The RTT an ACK takes to release a held segment on ``connection`` (its handshake's,
+        else the verified one), and the slack around it."""
+        rtt_ns = self._handshakes.get(connection)
+        if rtt_ns is None:
+            rtt_ns = self._rtt_ns
+        return rtt_ns, max(RTT_SLACK_MIN_NS, int(rtt_ns * RTT_SLACK_FRACTION))
 
     def split(self, start_ns: int, end_ns: int, wall_ms: float) -> TimeSplit:
         """The parts of the iteration measured from ``start_ns`` to ``end_ns`` (the
