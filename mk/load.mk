@@ -55,8 +55,13 @@ sweep: load-image ## Step the users per transport, stats after each ramp-up, kne
 	  --step-seconds $(STEP_SECONDS) --spawn-rate $(SWEEP_SPAWN_RATE) $(LOAD_PROCESSES) \
 	  --command "$(LOAD_COMMAND)" $(LOAD_COMPOSE_TARGETS) $(if $(LOAD_RUN_ID),--run-id $(LOAD_RUN_ID))
 
-load-up: load-image ## Locust's web UI on http://127.0.0.1:8089 with WORKERS (default 2) workers
+# The form starts with TRANSPORT's users, USERS, SPAWN_RATE and DURATION; a test runs at most
+# DURATION whatever the form says, and Locust quits when it stops (one run per load-up).
+load-up: load-image ## Locust's web UI on http://127.0.0.1:8089 with WORKERS (default 2) workers, one run of at most DURATION
 	LOAD_COMMAND="$(LOAD_COMMAND)" LOAD_WORKERS=$(if $(filter 0,$(WORKERS)),2,$(WORKERS)) \
+	  TRANSPORT=$(TRANSPORT) USERS=$(USERS) SPAWN_RATE=$(SPAWN_RATE) DURATION=$(DURATION) \
+	  LOAD_RUN_ID=$(LOAD_RUN_ID) \
+	  LOAD_TARGETS=$(if $(TARGETS),/results/$(patsubst results/%,%,$(TARGETS))) \
 	  $(COMPOSE) --profile load up -d \
 	  --scale load-worker=$(if $(filter 0,$(WORKERS)),2,$(WORKERS)) load-master load-worker
 

@@ -168,3 +168,38 @@ def test_a_sweep_stops_the_previous_transports_users_before_the_next_starts(
     running.update(SshFreshUser=0, SshFreshLibssh2User=1)
     assert shape.tick() == (1, 50.0, [libssh2])
     assert lab.STATE.steps[-1].ramped is not None
+
+
+def test_a_web_ui_test_stops_at_the_labs_limit_and_locust_quits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The form's run time can be cleared: the lab's limit stops the test anyway, and a
+    stopped test ends the process (the results are written on quitting); headless runs are
+    left to Locust's own -t."""
+    from datetime import UTC, datetime
+
+    import gevent
+
+    from transport_load import lab
+
+    calls: list[str] = []
+    runner = SimpleNamespace(
+        state="running", stop=lambda: calls.append("stop"), quit=lambda: calls.append("quit")
+    )
+    web_ui = SimpleNamespace(stop=lambda: calls.append("web_ui.stop"))
+    environment: Any = SimpleNamespace(runner=runner, web_ui=web_ui, stop_timeout=10)
+    monkeypatch.setattr(lab.STATE, "started_at", datetime.now(UTC))
+
+    monkeypatch.setattr(lab.STATE, "web_ui_limit_s", None)
+    lab._test_stop(environment)
+    gevent.sleep(0)
+    assert calls == []
+
+    monkeypatch.setattr(lab.STATE, "web_ui_limit_s", 60.0)
+    lab._stop_at_the_limit(environment)
+    assert calls == ["stop"]
+    runner.state = "stopped"
+    lab._stop_at_the_limit(environment)
+    lab._test_stop(environment)
+    gevent.sleep(0)
+    assert calls == ["stop", "quit", "web_ui.stop"]

@@ -39,6 +39,9 @@ from transport_load.stats import Collector
 from transport_load.transports import COMMAND, TRANSPORTS, parse_command
 
 FLUSH_S = 5.0
+WEB_UI_LIMIT_S = 3600.0
+"""The longest a test started from the web UI runs when the lab was given no run time."""
+WORKER_READY_GRACE_S = 5.0
 SETTLE_S = {"master": 8, "local": 2}
 """Seconds a bucket may still change: workers report every 3 s."""
 log = logging.getLogger("transport_load")
@@ -81,6 +84,9 @@ class LabState:
     written: dict[tuple[int, tuple[str, str, str]], int] = field(default_factory=dict)
     """(second, key) -> requests of the point last written for it."""
     finished: bool = False
+    web_ui_limit_s: float | None = None
+    """With the web UI: how long a test may run at most. The form's run time may be cleared
+    or raised; this bound (the run time the lab was started with) holds anyway."""
     workers_seen: int = 0
     """Most workers connected at once (the master; they are gone by the end)."""
 
@@ -150,6 +156,8 @@ def _init(environment: Environment, **_: Any) -> None:
         STATE.workers = (
             int(getattr(options, "expect_workers", 1) or 1) if STATE.role == "worker" else 1
         )
+        if STATE.role != "worker" and not options.headless:
+            STATE.web_ui_limit_s = float(options.run_time or WEB_UI_LIMIT_S)
     netem = context.netem_state(os.environ.get("NETEM_URL"))
     STATE.profile = str(netem.get("name") or "unknown")
     runner = environment.runner
@@ -173,6 +181,41 @@ def _test_start(environment: Environment, **_: Any) -> None:
         return
     STATE.started_at = datetime.now(UTC)
     STATE.context = run_context(netem_url=os.environ.get("NETEM_URL"))
+    if STATE.web_ui_limit_s is not None:
+        gevent.spawn_later(STATE.web_ui_limit_s, _stop_at_the_limit, environment)
+
+
+def _stop_at_the_limit(environment: Environment) -> None:
+    runner = environment.runner
+    if runner is not None and runner.state not in ("stopped", "stopping"):
+        log.info("the lab's run time limit (%g s) reached: stopping", STATE.web_ui_limit_s)
+        runner.stop()
+
+
+@events.test_stop.add_listener
+def _test_stop(environment: Environment, **_: Any) -> None:
+    """A web UI test is one run, like a headless one: when it stops (its run time, the
+    lab's limit or the Stop button), the results are written and Locust quits, workers
+    too. Another run is another `make load-up`."""
+    if STATE.web_ui_limit_s is not None and STATE.started_at is not None:
+        gevent.spawn(_quit, environment)
+
+
+def _quit(environment: Environment) -> None:
+    runner = environment.runner
+    if isinstance(runner, MasterRunner):
+        # A stopped worker leaves the master's list and reads its next message only after a
+        # stop_timeout pause, then registers again: a quit sent before that reaches no one,
+        # and the worker lingers until its 60 s heartbeat timeout.
+        deadline = time.monotonic() + environment.stop_timeout + WORKER_READY_GRACE_S
+        while len(runner.clients.ready) < STATE.workers_seen and time.monotonic() < deadline:
+            gevent.sleep(0.5)
+    # Locust's own order at the end of an --autostart run: the runner, then the web UI,
+    # whose greenlet is the one the process waits on.
+    if runner is not None:
+        runner.quit()
+    if environment.web_ui is not None:
+        environment.web_ui.stop()
 
 
 def run_context(netem_url: str | None) -> dict[str, Any]:
