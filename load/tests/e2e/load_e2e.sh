@@ -2,14 +2,16 @@
 # make test-load: a real load run on an isolated lab (own project and subnet; nothing of a lab
 # the user has running is touched). A Locust master and two workers run every transport for
 # 60 s, a few users each, over the test lab's fleet of 3 emulated devices; then a short sweep
-# of one transport during an InfluxDB outage, replayed after it; then test_load_e2e.py checks, from the load test image on the lab network:
-# 0 errors, every transport's stats in InfluxDB (stored = reported) and Prometheus, the Load
-# dashboard's queries, the results files.
+# of one transport during an InfluxDB outage, replayed after it; then a web UI run (make
+# load-up) started with no run time; then test_load_e2e.py checks, from the load test image on
+# the lab network: 0 errors, every transport's stats in InfluxDB (stored = reported) and
+# Prometheus, the Load dashboard's queries, the results files, the web run's bound.
 set -euo pipefail
 : "${LOAD_E2E_COMPOSE:?the docker compose command of the isolated lab}"
 : "${LAB_TEST_NET:?the /24 of the isolated lab, e.g. 198.18.108}"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
-load_run=load-e2e-$stamp sweep_run=sweep-e2e-$stamp
+load_run=load-e2e-$stamp sweep_run=sweep-e2e-$stamp web_run=web-e2e-$stamp
+web_limit_s=10
 logs=$(mktemp -d)
 # shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
@@ -49,8 +51,37 @@ in_load load-master sweep --transport https-keepalive --steps 1,4 --step-seconds
 $LOAD_E2E_COMPOSE up -d --wait influxdb
 in_load bench-runner replay | tail -5
 
-# 3. The checks.
-LOAD_RUN=$load_run SWEEP_RUN=$sweep_run in_load -e LOAD_RUN -e SWEEP_RUN \
+# 3. The web UI with a worker, as make load-up starts it; the test is started the way the
+#    form does, with its run time cleared: the lab must stop it after web_limit_s, and the
+#    master and the worker must then exit by themselves.
+LOAD_UI=web LOAD_WORKERS=1 TRANSPORT=https-keepalive USERS=2 SPAWN_RATE=2 \
+  DURATION=$web_limit_s LOAD_RUN_ID="$web_run" \
+  $LOAD_E2E_COMPOSE --profile load up -d --scale load-worker=1 load-master load-worker
+in_load --entrypoint python3 load-master -c '
+import json, time, urllib.parse, urllib.request
+form = urllib.parse.urlencode({"user_count": 2, "spawn_rate": 2, "run_time": ""}).encode()
+for _ in range(60):  # until the worker has connected
+    try:
+        with urllib.request.urlopen("http://load-master:8089/swarm", form, timeout=5) as answer:
+            reply = json.load(answer)
+        if reply["success"]:
+            print("web UI:", reply["message"])
+            break
+    except OSError:
+        pass
+    time.sleep(1)
+else:
+    raise SystemExit("the web UI never started the test")
+'
+status=0
+timeout $(( web_limit_s + 60 )) $LOAD_E2E_COMPOSE --profile load wait load-master load-worker \
+  >/dev/null || status=$?
+if [ "$status" -eq 124 ]; then echo "test-load: the web UI run did not end by itself"; exit 1; fi
+if [ "$status" -ne 0 ]; then echo "test-load: the web UI run exited $status"; exit 1; fi
+
+# 4. The checks.
+LOAD_RUN=$load_run SWEEP_RUN=$sweep_run WEB_RUN=$web_run WEB_LIMIT_S=$web_limit_s \
+  in_load -e LOAD_RUN -e SWEEP_RUN -e WEB_RUN -e WEB_LIMIT_S \
   -e PROMETHEUS_URL=http://prometheus:9090 \
   -v "$PWD/grafana:/grafana:ro" -v "$PWD/tests/e2e:/e2e:ro" \
   --entrypoint python3 load-master -m pytest /app/tests/e2e -p no:cacheprovider -v

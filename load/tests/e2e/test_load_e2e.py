@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ from grafana_templating import Selection, interpolate
 RESULTS = Path("/results")
 LOAD_RUN = os.environ["LOAD_RUN"]
 SWEEP_RUN = os.environ["SWEEP_RUN"]
+WEB_RUN = os.environ["WEB_RUN"]
+WEB_LIMIT_S = float(os.environ["WEB_LIMIT_S"])
 INFLUX = os.environ["INFLUX_URL"]
 AUTH = (os.environ["INFLUX_USERNAME"], os.environ["INFLUX_PASSWORD"])
 DB = os.environ.get("INFLUX_DB", "transport_lab")
@@ -147,6 +150,22 @@ def test_a_sweep_during_an_influxdb_outage_is_stored_after_the_replay() -> None:
     assert seconds["requests"] == sweep["totals"]["requests"]
     assert steps["points"] == len(sweep["sweep"]["steps"])
     assert seconds["points"] + resources["points"] + steps["points"] == sink["points"]
+
+
+def test_a_web_ui_run_without_a_run_time_is_stopped_by_the_lab_and_recorded() -> None:
+    """Started as the form does with its run time cleared (load_e2e.sh waited for the master
+    and the worker to exit): the lab stopped it at its limit and recorded it like any run."""
+    web = load_section(WEB_RUN)
+    ran_s = (
+        datetime.fromisoformat(web["finished_at"]) - datetime.fromisoformat(web["started_at"])
+    ).total_seconds()
+    assert WEB_LIMIT_S <= ran_s < WEB_LIMIT_S + 30, ran_s
+    [row] = web["transports"]
+    assert row["transport"] == "https-keepalive"
+    assert row["requests"] > 0
+    assert row["failures"] == 0
+    assert web["locust"]["users_reached"] == 2
+    assert web["sinks"]["influxdb"]["points"] > 0
 
 
 def _panels() -> list[dict[str, Any]]:
