@@ -10,10 +10,15 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from transport_load.transports import COMMAND, parse_command, parse_steps, parse_transports
+from transport_load.transports import (
+    COMMAND,
+    MAX_DURATION_S,
+    parse_command,
+    parse_steps,
+    parse_transports,
+)
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-MAX_DURATION_S = 3600
 
 
 def duration_seconds(text: str) -> int:

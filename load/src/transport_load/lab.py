@@ -36,11 +36,9 @@ from transport_load.inventory import (
 )
 from transport_load.sinks import InfluxSink, PushgatewaySink
 from transport_load.stats import Collector
-from transport_load.transports import COMMAND, TRANSPORTS, parse_command
+from transport_load.transports import COMMAND, MAX_DURATION_S, TRANSPORTS, parse_command
 
 FLUSH_S = 5.0
-WEB_UI_LIMIT_S = 3600.0
-"""The longest a test started from the web UI runs when the lab was given no run time."""
 WORKER_READY_GRACE_S = 5.0
 SETTLE_S = {"master": 8, "local": 2}
 """Seconds a bucket may still change: workers report every 3 s."""
@@ -157,7 +155,7 @@ def _init(environment: Environment, **_: Any) -> None:
             int(getattr(options, "expect_workers", 1) or 1) if STATE.role == "worker" else 1
         )
         if STATE.role != "worker" and not options.headless:
-            STATE.web_ui_limit_s = float(options.run_time or WEB_UI_LIMIT_S)
+            STATE.web_ui_limit_s = float(options.run_time or MAX_DURATION_S)
     netem = context.netem_state(os.environ.get("NETEM_URL"))
     STATE.profile = str(netem.get("name") or "unknown")
     runner = environment.runner

@@ -94,6 +94,9 @@ TRANSPORTS: dict[str, LoadTransport] = {
     )
 }
 
+MAX_DURATION_S = 3600
+"""The longest any load run or web UI test lasts: every run stops by itself."""
+
 COMMAND = "show version"
 """What the CLI transports run unless a run names another (``--command``)."""
 NETCONF_REPLY_BYTES = 1024
