@@ -29,6 +29,8 @@ DB = os.environ.get("INFLUX_DB", "transport_lab")
 PROMETHEUS = os.environ["PROMETHEUS_URL"]
 DASHBOARD = json.loads(Path("/grafana/dashboards/load.json").read_text())
 PROMETHEUS_WAIT_S = 60.0
+SESSIONS = 200
+"""load_e2e.sh's USERS: every transport's users at once (20 each)."""
 
 
 def influx(query: str) -> list[dict[str, Any]]:
@@ -76,11 +78,16 @@ def test_every_transport_ran_without_errors_over_two_workers(load: dict[str, Any
     for key, row in by_transport.items():
         assert row["requests"] > 0, key
         assert row["failures"] == 0, (key, row)
+        assert 0 < row["p50_ms"] <= row["p95_ms"] <= row["p99_ms"], (key, row)
         assert row["mode"] == TRANSPORTS[key].mode
         assert row["client"].startswith(TRANSPORTS[key].client + " ")
     assert load["totals"]["failures"] == 0
     assert load["locust"]["workers"] == 2
-    assert load["locust"]["users_reached"] == load["locust"]["users"] == 2 * len(TRANSPORTS)
+    assert load["locust"]["users_reached"] == load["locust"]["users"] == SESSIONS
+    # the device's memory was sampled while all the sessions were held
+    steady = load["resources"]["device_memory_steady"]
+    assert steady["steady_samples"] >= 10, steady
+    assert steady["slope_bytes_per_min"] is not None
     # users spread over the 3 devices of the inventory
     assert set(load["devices_loaded"]) == {"lab-r1", "lab-r2", "lab-r3"}
     assert load["profile"]["name"] == "local"
@@ -112,8 +119,10 @@ def test_influxdb_stored_what_was_reported(load: dict[str, Any]) -> None:
     [resources] = influx(
         f'SELECT count("users") AS "points" FROM "load_resources" WHERE "run_id" = \'{LOAD_RUN}\''
     )
+    # A point that met a resolver or InfluxDB timeout under this load was spooled, and
+    # load_e2e.sh's replay (after the sweep) stored it: stored = reported either way.
     sink = load["sinks"]["influxdb"]
-    assert sink["spooled"] == 0, sink
+    assert sink["delivered"] + sink["spooled"] == sink["lines_written"], sink
     assert sum(row["points"] for row in rows) + resources["points"] == sink["points"]
 
 
