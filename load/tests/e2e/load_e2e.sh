@@ -81,7 +81,8 @@ with urllib.request.urlopen(ui + "/swarm", form, timeout=5) as answer:
 waits_for("never started the test", lambda r: r["state"] in ("spawning", "running"), 60)
 '
 status=0
-timeout $(( web_limit_s + 60 )) $LOAD_E2E_COMPOSE --profile load wait load-master load-worker \
+read -ra compose <<<"$LOAD_E2E_COMPOSE"  # timeout runs a command, not a shell line
+timeout $(( web_limit_s + 60 )) "${compose[@]}" --profile load wait load-master load-worker \
   >/dev/null || status=$?
 if [ "$status" -eq 124 ]; then echo "test-load: the web UI run did not end by itself"; exit 1; fi
 if [ "$status" -ne 0 ]; then echo "test-load: the web UI run exited $status"; exit 1; fi
