@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A fault never produces a number (run by `make test-faults` on the host; no container gets
 # the docker socket). On an isolated lab:
-#  1. the device restarts while a mode measures at `campus`: the iterations it misses fail,
-#     nothing measured before netem re-applies the profile is published, the device's CPU
-#     counter reset is not a negative figure;
+#  1. the device restarts while a mode measures at `campus`: the iterations it disturbs fail
+#     or are excluded, nothing measured before netem re-applies the profile is published, the
+#     device's CPU counter reset is not a negative figure;
 #  2. a second run while one measures is refused, naming the first, and a profile change
 #     without the first run's lease is refused too.
 # test_faults.py checks the results files in the runner's container.
@@ -19,6 +19,17 @@ cleanup() { rm -rf "$logs"; $FAULTS_COMPOSE --profile tools down -v --remove-orp
 trap cleanup EXIT
 bench() { $FAULTS_COMPOSE run --rm -T --no-deps bench-runner "$@"; }
 in_runner() { $FAULTS_COMPOSE run --rm -T --no-deps "$@"; }  # compose options, then the service
+# Waits until a run holds the lab's lock (it measures within seconds then; a container's
+# start alone can take longer on a loaded machine) and prints the holder.
+await_holder() {
+  local held=""
+  for _ in $(seq 60); do
+    held=$(in_runner --entrypoint python3 bench-runner -c \
+      "import httpx; print((httpx.get('http://device:8181/lock').json()['holder'] or {}).get('owner', ''))")
+    [ -n "$held" ] && break; sleep 1
+  done
+  echo "$held"
+}
 
 $FAULTS_COMPOSE up -d --wait device netem influxdb pushgateway
 
@@ -26,7 +37,8 @@ $FAULTS_COMPOSE up -d --wait device netem influxdb pushgateway
 #    iteration takes well under its 5 round trips x 2 ms).
 bench run --profile campus --modes https/keep-alive --iterations 600 --warmup 1 \
   --run-id "$restart_run" >"$logs/restart" 2>&1 & first=$!
-sleep "${FAULTS_RESTART_AFTER_S:-8}"
+[ -n "$(await_holder)" ] || fail "the run to disturb never took the lab's lock"
+sleep "${FAULTS_RESTART_AFTER_S:-3}"  # past its RTT gate, into its measured iterations
 kill -0 "$first" 2>/dev/null || fail "the run ended before the device restarted"
 $FAULTS_COMPOSE restart device
 restart_status=0; wait "$first" || restart_status=$?
@@ -36,13 +48,7 @@ cat "$logs/restart"
 # 2. One run at a time.
 bench run --profile regional --modes https/keep-alive --iterations 150 --warmup 1 \
   --run-id "$shared_run" >"$logs/shared" 2>&1 & holder=$!
-held=""
-for _ in $(seq 60); do  # until it holds the lab
-  held=$(in_runner --entrypoint python3 bench-runner -c \
-    "import httpx; print((httpx.get('http://device:8181/lock').json()['holder'] or {}).get('owner', ''))")
-  [ -n "$held" ] && break; sleep 1
-done
-[ -n "$held" ] || fail "the first run never took the lab's lock"
+[ -n "$(await_holder)" ] || fail "the first run never took the lab's lock"
 sleep 3  # into its measured iterations
 second_status=0
 bench run --profile local --modes https/batch-post --iterations 20 --run-id "$second_run" \

@@ -34,7 +34,11 @@ def test_a_device_restart_publishes_no_unimpaired_sample() -> None:
     run = results(RESTART_RUN_ID)
     [mode] = run["modes"]
     assert not mode["ok"]
-    assert mode["stats"]["errors"] > 0, "the restart should have failed some iterations"
+    # Which sees the restart first is a race: an iteration (it fails) or the guard's check
+    # between iterations (netem unreachable: the mode waits, and what ran since the last
+    # check is excluded). Either way it leaves a trace, never a clean figure.
+    stats = mode["stats"]
+    assert stats["errors"] + stats["excluded"] > 0, "the restart failed or excluded nothing"
     assert any(
         "not verified" in message or "stopped after a fault" in message
         for message in mode["error_messages"]
