@@ -81,9 +81,9 @@ test-k8s: load-test-image ## deploy/k8s offline: every object against the Kubern
 	docker run --rm -v "$(CURDIR)/deploy/k8s:/k8s:ro" --entrypoint python3 $(LOAD_TEST_IMAGE) /k8s/validate.py
 
 # A real load run on an isolated lab (own project and subnet, like test-faults): 20 users per
-# transport (200 sessions at once) for 60 s through a master and two workers, a sweep during an InfluxDB outage and
-# a web UI run with no run time; then the stats are checked in InfluxDB, Prometheus, the Load
-# dashboard's queries and the results files (load/tests/e2e/load_e2e.sh).
+# transport (200 sessions at once) for 60 s through a master and two workers, a sweep during an
+# InfluxDB outage and a web UI run with no run time; then the stats are checked in InfluxDB,
+# Prometheus, the Load dashboard's queries and the results files (load/tests/e2e/load_e2e.sh).
 LOAD_E2E_COMPOSE ?= $(COMPOSE) -p transport-lab-load -f compose.yaml -f compose.test.yaml
 LOAD_E2E_NET ?= 198.18.108
 
