@@ -3,7 +3,7 @@ its plan and sweep, round-trip bounds, output checks, series identity, the captu
 several addresses and the comparison tables."""
 
 import asyncio
-import time
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,24 +11,10 @@ import pytest
 from prometheus_client import generate_latest
 
 from bench_runner.lab_run import select
-from bench_runner.modes import (
-    FLEET_MODES,
-    MODES_BY_NAME,
-    Target,
-    fleet_exec,
-    select_modes,
-    sweep_fleet,
-)
-from bench_runner.modes.fleet_exec import (
-    FleetHost,
-    FleetShowVersion,
-    NetmikoFleetShowVersion,
-    ParamikoFleetShowVersion,
-    ScrapliFleetShowVersion,
-    Ssh2FleetShowVersion,
-    check_host_output,
-    fleet_hosts,
-)
+from bench_runner.modes import FLEET_MODES, MODES_BY_NAME, Mode, Target, select_modes, sweep_fleet
+from bench_runner.modes.clients import fleet
+from bench_runner.modes.clients.fleet import FleetHost, check_host_output, fleet_hosts
+from bench_runner.modes.row import Plugin, plugin
 from bench_runner.outputs import PARAMETER_COLUMNS
 from bench_runner.plan import load_plan, parse_plan
 from bench_runner.reproduce.published import load_experiment
@@ -47,9 +33,22 @@ FLEET = tuple((f"lab-r{k}", f"198.18.100.{128 + k}") for k in range(1, 11))
 MODE = "ssh/fleet-show-version"
 
 
+def fleet_mode(client: str, hosts: int = 1, repeats: int = 1) -> Mode:
+    mode = next(mode for mode in FLEET_MODES if mode.client == client)
+    return mode.with_fleet(hosts, repeats)
+
+
+def with_host_runner(mode: Mode, host: str) -> Mode:
+    """The mode with a host runner of this module in place of its library's."""
+    runner = Plugin(f"test_fleet_exec:{host}")
+    return dataclasses.replace(
+        mode, row=dataclasses.replace(mode.row, session=plugin("fleet:session", host=runner))
+    )
+
+
 @pytest.fixture
 def fleet_of_ten(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fleet_exec, "_fleet_of", lambda target: FLEET)
+    monkeypatch.setattr(fleet, "_fleet_of", lambda target: FLEET)
 
 
 def show_version(name: str) -> str:
@@ -101,31 +100,32 @@ def test_the_fleet_mode_is_selected_by_name_only() -> None:
 
 
 @pytest.mark.parametrize(
-    ("mode", "per_host", "concurrent"),
+    ("client", "per_host", "concurrent"),
     [
-        (FleetShowVersion(), 10, True),
-        (ScrapliFleetShowVersion(), 21, True),
-        (Ssh2FleetShowVersion(), 9, False),
-        (ParamikoFleetShowVersion(), 12, False),
-        (NetmikoFleetShowVersion(), 21, False),
+        ("asyncssh", 10, True),
+        ("scrapli", 21, True),
+        ("ssh2-python", 9, False),
+        ("paramiko", 12, False),
+        ("netmiko", 21, False),
     ],
-    ids=lambda value: getattr(value, "client", str(value)),
 )
 def test_bounds_scale_with_hosts_sequentially_and_with_repeats_always(
-    mode: FleetShowVersion, per_host: int, concurrent: bool
+    client: str, per_host: int, concurrent: bool
 ) -> None:
     """Per host and run with one command: the client's fresh-connection count; the
     sequential clients pay it for every host of every run, the concurrent ones once per
     run (their hosts overlap)."""
+    mode = fleet_mode(client)
     assert mode.expected_round_trips(1) == per_host
     assert mode.min_round_trips(1) == 4
     for hosts, repeats in ((1, 3), (4, 10), (10, 3)):
-        swept = mode.with_parameters(hosts, repeats)
+        swept = mode.with_fleet(hosts, repeats)
         factor = repeats * (1 if concurrent else hosts)
         assert swept.expected_round_trips(1) == per_host * factor
         assert swept.min_round_trips(1) == 4 * factor
         assert swept.min_round_trips(1) <= swept.expected_round_trips(1)
-        assert type(swept) is type(mode)
+        assert swept.connections_per_iteration(1) == hosts * repeats
+        assert swept.row is mode.row
 
 
 def test_every_fleet_client_is_one_of_the_publications_five() -> None:
@@ -136,9 +136,9 @@ def test_every_fleet_client_is_one_of_the_publications_five() -> None:
         "paramiko",
         "netmiko",
     ]
-    assert [mode.concurrent for mode in FLEET_MODES] == [True, True, False, False, False]
+    assert [mode.row.hosts_at_once for mode in FLEET_MODES] == [True, True, False, False, False]
     with pytest.raises(ValueError, match="at least 1"):
-        FleetShowVersion(0, 3)
+        fleet_mode("asyncssh", 0, 3)
 
 
 # --- hosts and outputs ----------------------------------------------------------------------
@@ -149,13 +149,13 @@ def test_hosts_are_the_first_devices_of_the_fleet() -> None:
     hosts = fleet_hosts(TARGET, 4)
     assert [(host.name, host.target.host) for host in hosts] == list(FLEET[:4])
     assert all(host.target.username == "labops" for host in hosts)
-    assert FleetShowVersion(4, 3).wire_hosts(TARGET) == tuple(a for _, a in FLEET[:4])
+    assert fleet_mode("asyncssh", 4, 3).wire_hosts(TARGET) == tuple(a for _, a in FLEET[:4])
 
 
 def test_a_fleet_too_small_is_refused_with_the_setting_to_change(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(fleet_exec, "_fleet_of", lambda target: FLEET[:3])
+    monkeypatch.setattr(fleet, "_fleet_of", lambda target: FLEET[:3])
     with pytest.raises(IterationError, match="DEVICE_FLEET_SIZE=10"):
         fleet_hosts(TARGET, 10)
 
@@ -173,53 +173,54 @@ def test_every_output_must_come_from_its_own_device() -> None:
     assert check_host_output(host, "show clock", "*10:00:00.000 UTC Mon Nov 23 2026")
 
 
-class _RecordingSequential(ParamikoFleetShowVersion):
-    calls: list[str]
+CALLS: list[str] = []
+IN_FLIGHT: list[int] = [0, 0]
+"""Hosts in flight now, and the most there ever were at once."""
 
-    def run_host(self, host: FleetHost, commands: Sequence[str]) -> list[str]:
-        self.calls.append(host.name)
-        return [show_version(host.name) for _ in commands]
+
+def recording_host(target: Target, commands: Sequence[str]) -> list[str]:
+    name = next(name for name, address in FLEET if address == target.host)
+    CALLS.append(name)
+    return [show_version(name) for _ in commands]
+
+
+async def overlapping_host(target: Target, commands: Sequence[str]) -> list[str]:
+    name = next(name for name, address in FLEET if address == target.host)
+    IN_FLIGHT[0] += 1
+    IN_FLIGHT[1] = max(IN_FLIGHT)
+    await asyncio.sleep(0.01)  # every other host's coroutine starts meanwhile
+    IN_FLIGHT[0] -= 1
+    return [show_version(name) for _ in commands]
+
+
+async def wrong_device_host(target: Target, commands: Sequence[str]) -> list[str]:
+    return [show_version("lab-r1") for _ in commands]
+
+
+async def _iterate(mode: Mode) -> list[str]:
+    async with mode.session(TARGET) as session:
+        return await session.run_iteration(["show version"])
 
 
 @pytest.mark.usefixtures("fleet_of_ten")
 def test_a_sequential_iteration_is_every_host_of_every_run_in_order() -> None:
-    mode = _RecordingSequential().with_parameters(3, 2)
-    mode.calls = []
-
-    async def iterate() -> list[str]:
-        async with mode.session(TARGET) as session:
-            return await session.run_iteration(["show version"])
-
-    outputs = asyncio.run(iterate())
-    assert mode.calls == ["lab-r1", "lab-r2", "lab-r3"] * 2
+    CALLS.clear()
+    mode = with_host_runner(fleet_mode("paramiko", 3, 2), "recording_host")
+    outputs = asyncio.run(_iterate(mode))
+    assert CALLS == ["lab-r1", "lab-r2", "lab-r3"] * 2
     assert len(outputs) == 1
     assert "3 host(s)" in outputs[0]
     assert "2 run(s)" in outputs[0]
 
 
-class _SlowConcurrent(FleetShowVersion):
-    async def run_host_async(self, host: FleetHost, commands: Sequence[str]) -> list[str]:
-        await asyncio.sleep(0.2)
-        return [show_version(host.name) for _ in commands]
-
-
-class _WrongDevice(FleetShowVersion):
-    async def run_host_async(self, host: FleetHost, commands: Sequence[str]) -> list[str]:
-        return [show_version("lab-r1") for _ in commands]
-
-
 @pytest.mark.usefixtures("fleet_of_ten")
-def test_a_concurrent_iteration_overlaps_its_hosts_and_checks_each_output() -> None:
-    async def iterate(mode: FleetShowVersion) -> list[str]:
-        async with mode.session(TARGET) as session:
-            return await session.run_iteration(["show version"])
-
-    started = time.perf_counter()
-    asyncio.run(iterate(_SlowConcurrent(10, 2)))
-    # Ten hosts at once, two runs one after the other: about two sleeps, not twenty.
-    assert time.perf_counter() - started < 1.5
+def test_hosts_at_once_overlap_within_a_run_and_each_output_is_checked() -> None:
+    IN_FLIGHT[:] = [0, 0]
+    asyncio.run(_iterate(with_host_runner(fleet_mode("asyncssh", 10, 2), "overlapping_host")))
+    assert IN_FLIGHT == [0, 10]  # all ten hosts of a run at once, none left over
+    wrong = with_host_runner(fleet_mode("asyncssh", 2, 1), "wrong_device_host")
     with pytest.raises(IterationError, match=r"lab-r2 .*not this device's answer"):
-        asyncio.run(iterate(_WrongDevice(2, 1)))
+        asyncio.run(_iterate(wrong))
 
 
 # --- series identity: results, InfluxDB, Pushgateway, CSV -----------------------------------

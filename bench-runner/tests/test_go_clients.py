@@ -1,4 +1,4 @@
-"""The Go client adapter (modes/go_clients.py): the program's lines, their validation, the
+"""The Go client adapter (modes/clients/scrapligo.py): the program's lines, their validation, the
 process protocol against a fake goclient, and where scrapligo is not applicable."""
 
 import asyncio
@@ -11,25 +11,31 @@ from typing import Any
 
 import pytest
 
-from bench_runner.modes import CLIENT_SCOPE, select_modes
+from bench_runner.modes import Mode, select_modes
 from bench_runner.modes.base import Target
-from bench_runner.modes.go_clients import (
+from bench_runner.modes.catalog import CLIENT_SCOPE
+from bench_runner.modes.clients.scrapligo import (
     GOCLIENT_ENV,
     PASSWORD_ENV,
     USERNAME_ENV,
     GoClientError,
     IterationReport,
     Reply,
-    ScrapligoNetconfEditCommit,
-    ScrapligoNetconfReuseSession,
-    ScrapligoPtyFresh,
     goclient_version,
     iteration_report,
     outputs_to_validate,
     parse_line,
 )
+from bench_runner.modes.registry import find
 from bench_runner.runner import run_iteration
 from bench_runner.validation import IterationError
+
+
+def scrapligo(mode: str) -> Mode:
+    found = find(mode, "scrapligo")
+    assert found is not None
+    return found
+
 
 TARGET = Target("192.0.2.1", 22, 443, "labops", "s3cret-value", netconf_port=830)
 
@@ -177,7 +183,7 @@ def fake_goclient(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_session_paces_the_program_and_uses_its_timing(fake_goclient: Path) -> None:
     async def scenario() -> list[tuple[Any, str | None]]:
         results = []
-        async with ScrapligoPtyFresh().session(TARGET) as session:
+        async with scrapligo("ssh/pty-fresh").session(TARGET) as session:
             for _ in range(2):
                 results.append(await run_iteration(session, ["show version", "show clock"], 5.0))
             phases = session.phases.take()  # type: ignore[attr-defined]
@@ -203,7 +209,7 @@ def test_session_paces_the_program_and_uses_its_timing(fake_goclient: Path) -> N
 
 def test_netconf_job_carries_the_parameters(fake_goclient: Path) -> None:
     async def scenario() -> None:
-        async with ScrapligoNetconfReuseSession().with_parameters("1.0", 4096).session(TARGET):
+        async with scrapligo("netconf/reuse-session").with_netconf("1.0", 4096).session(TARGET):
             pass
 
     asyncio.run(scenario())
@@ -219,7 +225,7 @@ def test_a_session_that_fails_to_open_is_an_error(
     monkeypatch.setenv("FAKE_FAIL_OPEN", "1")
 
     async def scenario() -> None:
-        async with ScrapligoNetconfEditCommit().session(TARGET):
+        async with scrapligo("netconf/edit-commit").session(TARGET):
             raise AssertionError("opened")
 
     with pytest.raises(GoClientError, match="scrapligo: session: open: auth failed"):
@@ -232,7 +238,7 @@ def test_a_timed_out_iteration_stops_the_program(
     monkeypatch.setenv("FAKE_HANG", "1")
 
     async def scenario() -> tuple[str | None, str | None]:
-        async with ScrapligoPtyFresh().session(TARGET) as session:
+        async with scrapligo("ssh/pty-fresh").session(TARGET) as session:
             _, first = await run_iteration(session, ["show version"], 0.5)
             _, second = await run_iteration(session, ["show version"], 0.5)
         return first, second
@@ -245,10 +251,10 @@ def test_a_timed_out_iteration_stops_the_program(
 
 def test_missing_program(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(GOCLIENT_ENV, str(tmp_path / "absent"))
-    assert ScrapligoPtyFresh().client_version() == "unknown"
+    assert scrapligo("ssh/pty-fresh").client_version() == "unknown"
 
     async def scenario() -> None:
-        async with ScrapligoPtyFresh().session(TARGET):
+        async with scrapligo("ssh/pty-fresh").session(TARGET):
             raise AssertionError("opened")
 
     # An OSError: the runner records it as the mode's session error.
@@ -258,6 +264,6 @@ def test_missing_program(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
 
 def test_version_from_the_program(fake_goclient: Path) -> None:
     goclient_version.cache_clear()
-    assert ScrapligoPtyFresh().client_version() == "scrapligo v1.4.3 (go1.26.0)"
+    assert scrapligo("ssh/pty-fresh").client_version() == "scrapligo v1.4.3 (go1.26.0)"
     goclient_version.cache_clear()
     assert os.environ[GOCLIENT_ENV]

@@ -4,26 +4,18 @@ import pytest
 
 from bench_runner.modes import (
     ALL_MODES,
-    DEFAULT_MODES,
+    DEFAULT_MODE_NAMES,
     FLEET_MODES,
     FLOOR_MODES,
-    LIBRARY_MODES,
     MODE_NAMES,
     MODES_BY_NAME,
-    Mode,
     Transport,
     select_modes,
 )
-from bench_runner.modes.https import exec_path, tls13_context
+from bench_runner.modes.clients.device_api import check_restconf, exec_path
+from bench_runner.tls import tls13_context
+from bench_runner.validation import IterationError
 
-EXPECTED_DEFAULT = [
-    "ssh/fresh-conn",
-    "ssh/reuse-conn",
-    "ssh/pty-fresh",
-    "https/fresh-conn",
-    "https/keep-alive",
-    "https/batch-post",
-]
 EXPECTED_ALL = [
     "ssh/fresh-conn",
     "ssh/reuse-conn",
@@ -46,10 +38,11 @@ EXPECTED_ALL = [
 ]
 
 
-def test_default_modes_stay_the_original_six() -> None:
-    assert [mode.name for mode in DEFAULT_MODES] == EXPECTED_DEFAULT
-    assert {mode.client for mode in DEFAULT_MODES} == {"asyncssh", "httpx"}
-    assert [m.name for m in select_modes(None).modes] == EXPECTED_DEFAULT
+def test_default_modes_are_six_floor_modes() -> None:
+    default = select_modes(None).modes
+    assert [m.name for m in default] == list(DEFAULT_MODE_NAMES)
+    assert len(default) == 6
+    assert {mode.client for mode in default} == {"asyncssh", "httpx"}
 
 
 def test_every_mode_has_a_floor_client() -> None:
@@ -102,7 +95,6 @@ def test_mode_identity() -> None:
         assert mode.name.startswith(mode.transport.value + "/")
         assert (mode.client in floor_clients[mode.transport]) == mode.floor
         assert mode.description
-        assert "round trip" in (mode.__doc__ or "")
         assert mode.client_version()
         # A library shares the mode's physical lower bound with the floor client.
         floor = MODES_BY_NAME[mode.name]
@@ -164,9 +156,6 @@ def test_tls_context_pins_tls13() -> None:
 
 
 def test_restconf_reply_check() -> None:
-    from bench_runner.modes.https import check_restconf
-    from bench_runner.validation import IterationError
-
     body = '{"Cisco-IOS-XE-native:native": {"hostname": "lab-r1"}}'
     assert check_restconf(200, body) == body
     for status, bad, reason in [
@@ -177,10 +166,3 @@ def test_restconf_reply_check() -> None:
         with pytest.raises(IterationError, match=reason):
             check_restconf(status, bad)
     assert select_modes(["https/restconf-get"], ["all"]).modes[1].client == "requests"
-
-
-@pytest.mark.parametrize("mode", LIBRARY_MODES, ids=lambda mode: f"{mode.name}@{mode.client}")
-def test_libraries_state_their_own_expected_round_trips(mode: Mode) -> None:
-    """A library's expected round trips are its own (counted or derived from its
-    protocol behaviour, with the reason next to them), never the floor client's copy."""
-    assert "expected_bound" in type(mode).__dict__

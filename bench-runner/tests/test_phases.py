@@ -3,8 +3,8 @@ import time
 
 import pytest
 
-from bench_runner.modes.http_phases import HttpTrace
-from bench_runner.modes.ssh_timing import ConnectTimeline
+from bench_runner.modes.clients.asyncssh_connect import ConnectTimeline
+from bench_runner.modes.clients.http_phases import HttpTrace
 from bench_runner.phases import (
     ITERATION_COLUMNS,
     PHASES,

@@ -9,7 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bench_runner import profile_watch
-from bench_runner.modes.base import ONE_PER_COMMAND, Mode, Session, Target, Transport
+from bench_runner.modes import Mode
+from bench_runner.modes.base import NONE, ONCE, ONE_PER_COMMAND, Session, Target
+from bench_runner.modes.row import ModeDefinition, Plugin, Row
 from bench_runner.netem import NetemClient
 from bench_runner.profile_guard import Disturbance, ProfileGuard
 from bench_runner.results import ModeRun
@@ -117,19 +119,28 @@ class _Echo:
         return ["ok"] * len(commands)
 
 
-class _ScriptedMode(Mode):
-    name = "test/echo"
-    transport = Transport.SSH
-    client = "asyncssh"
-    description = "scripted"
-    min_bound = expected_bound = ONE_PER_COMMAND
+@asynccontextmanager
+async def echo_session(
+    mode: Mode, target: Target, *, fail_at: frozenset[int]
+) -> AsyncIterator[Session]:
+    yield _Echo(set(fail_at))
 
-    def __init__(self, fail_at: set[int] = frozenset()) -> None:  # type: ignore[assignment]
-        self.fail_at = fail_at
 
-    @asynccontextmanager
-    async def session(self, target: Target) -> AsyncIterator[Session]:
-        yield _Echo(self.fail_at)
+_ECHO = ModeDefinition(
+    name="ssh/echo",
+    summary="scripted",
+    lower_bound=ONE_PER_COMMAND,
+    argument="Lower bound: n round trips.",
+    connections=NONE,
+    commands_per_request=ONCE,
+)
+
+
+def _scripted_mode(fail_at: frozenset[int] = frozenset()) -> Mode:
+    session = Plugin("test_profile_guard:echo_session", (("fail_at", fail_at),))
+    return Mode.of(
+        Row(_ECHO, "asyncssh", "scripted", ONE_PER_COMMAND, "Expected: n round trips.", session)
+    )
 
 
 def _run(mode: Mode, guard: ProfileGuard, iterations: int = 6) -> ModeRun:
@@ -154,7 +165,7 @@ def _check_before_every_iteration(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_iterations_since_an_undated_disturbance_are_excluded_not_published() -> None:
     """A check runs before every iteration and after the last; the fourth (before iteration
     4) finds netem restarted: iteration 3, run since the check before, is excluded."""
-    mode_run = _run(_ScriptedMode(), ScriptedGuard({3: Disturbance("netem restarted", None)}))
+    mode_run = _run(_scripted_mode(), ScriptedGuard({3: Disturbance("netem restarted", None)}))
     result = mode_run.result
     excluded = [record.iteration for record in mode_run.records if record.excluded]
     assert excluded == [3]
@@ -168,7 +179,7 @@ def test_iterations_since_an_undated_disturbance_are_excluded_not_published() ->
 
 def test_a_dated_change_excludes_what_ended_after_it() -> None:
     since = datetime.now(UTC) - timedelta(hours=1)  # before every iteration of the mode
-    mode_run = _run(_ScriptedMode(), ScriptedGuard({2: Disturbance("applied local", since)}))
+    mode_run = _run(_scripted_mode(), ScriptedGuard({2: Disturbance("applied local", since)}))
     assert [record.excluded is not None for record in mode_run.records] == [
         True,
         True,
@@ -181,7 +192,7 @@ def test_a_dated_change_excludes_what_ended_after_it() -> None:
 
 def test_a_failure_is_checked_at_once_and_the_mode_goes_on_when_netem_is_fine() -> None:
     guard = ScriptedGuard({})
-    mode_run = _run(_ScriptedMode(fail_at={2}), guard, iterations=4)
+    mode_run = _run(_scripted_mode(fail_at=frozenset({2})), guard, iterations=4)
     assert mode_run.result.stats.errors == 1
     assert mode_run.result.stats.excluded == 0
     assert guard.checks == 5  # before each of the 4 iterations and after the last
@@ -189,7 +200,7 @@ def test_a_failure_is_checked_at_once_and_the_mode_goes_on_when_netem_is_fine() 
 
 def test_a_profile_that_does_not_come_back_stops_the_mode() -> None:
     guard = ScriptedGuard({1: Disturbance("netem unreachable", None)}, stays_away=True)
-    mode_run = _run(_ScriptedMode(fail_at={1}), guard)
+    mode_run = _run(_scripted_mode(fail_at=frozenset({1})), guard)
     assert len(mode_run.records) == 1  # the check after the failed first iteration stops it
     assert any(
         "stopped after a fault: profile local not back" in message

@@ -4,7 +4,7 @@ from typing import cast
 import asyncssh
 import pytest
 
-from bench_runner.modes.ssh_pty import PtyShell
+from bench_runner.modes.clients.asyncssh_pty import PtyShell
 from bench_runner.validation import IterationError
 
 

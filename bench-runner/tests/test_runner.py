@@ -1,4 +1,5 @@
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
@@ -6,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from bench_runner import runner as runner_module
-from bench_runner.modes import Session, Target
-from bench_runner.modes.ssh_exec import SshReuseConnection
+from bench_runner.modes import MODES_BY_NAME, Mode, Session, Target
+from bench_runner.modes.row import Plugin
 from bench_runner.results import IterationRecord, ModeRun
 from bench_runner.rtt_probe import check_rtt
 from bench_runner.runner import (
@@ -80,11 +81,15 @@ def test_timeout_is_a_failure() -> None:
     assert wall_ms < 1000.0
 
 
-class _NeverOpened(SshReuseConnection):
-    """A mode whose session must not be opened: the RTT gate refuses it first."""
+def never_opened(mode: Mode, target: Target) -> AbstractAsyncContextManager[Session]:
+    """A session that must not be opened: the RTT gate refuses the mode first."""
+    raise AssertionError("the gate should have stopped the mode")
 
-    def session(self, target: Target) -> AbstractAsyncContextManager[Session]:
-        raise AssertionError("the gate should have stopped the mode")
+
+REUSE = MODES_BY_NAME["ssh/reuse-conn"]
+NEVER_OPENED = dataclasses.replace(
+    REUSE, row=dataclasses.replace(REUSE.row, session=Plugin("test_runner:never_opened"))
+)
 
 
 def test_rtt_gate_refuses_a_mode_and_marks_it_unpublished(
@@ -101,7 +106,7 @@ def test_rtt_gate_refuses_a_mode_and_marks_it_unpublished(
         plan = RunPlan(COMMANDS, iterations=2, warmup=1, iteration_timeout_s=5.0)
         async with server:
             # Loopback answers in well under a millisecond: 30 ms of delay is not in effect.
-            return await run_mode(_NeverOpened(), target, plan, 30.0, lambda ok: None)
+            return await run_mode(NEVER_OPENED, target, plan, 30.0, lambda ok: None)
 
     result = asyncio.run(scenario()).result
     assert not result.ok
@@ -136,7 +141,7 @@ def test_a_mode_is_assembled_from_its_valid_samples_only() -> None:
     failures = ["iteration 2: show clock: % Invalid input"]
     measurement = Measurement(records, failures, None, wire_counts(None, "no capture", []))
     plan = RunPlan(COMMANDS, iterations=4, warmup=1, iteration_timeout_s=5.0)
-    result = assemble(SshReuseConnection(), plan, 30.0, gate, measurement, started, started)
+    result = assemble(REUSE, plan, 30.0, gate, measurement, started, started)
     assert result.samples_ms == [30.0, 34.0]
     assert (result.stats.n, result.stats.errors, result.stats.excluded) == (2, 1, 1)
     assert result.stats.p50_ms == 32.0

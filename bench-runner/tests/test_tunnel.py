@@ -3,7 +3,8 @@
 import pytest
 
 from bench_runner.modes import select_modes, sweep_bulk_sizes
-from bench_runner.modes.tunnel import BULK_BYTES, TunnelBulk, http_get
+from bench_runner.modes.clients.tunnel_http import http_get
+from bench_runner.payloads import BULK_BYTES
 from bench_runner.plan import PlanError, parse_plan
 from bench_runner.validation import IterationError
 
@@ -67,8 +68,8 @@ def test_bulk_sizes_are_opt_in_and_swept() -> None:
         "ssh2-python",
     ] * 2
     swept = sweep_bulk_sizes(selected, ["10M", "100M"])
-    bulk = [mode for mode in swept if isinstance(mode, TunnelBulk)]
-    assert [(mode.client, mode.size) for mode in bulk[:2]] == [
+    bulk = [mode for mode in swept if mode.name == "tunnel/bulk"]
+    assert [(mode.client, mode.bulk_size()) for mode in bulk[:2]] == [
         ("asyncssh", "10M"),
         ("asyncssh", "100M"),
     ]

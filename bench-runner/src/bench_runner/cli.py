@@ -8,10 +8,12 @@ another run's; 5 (``nightly``) another nightly run is in progress.
 
 import logging
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, get_args
+from typing import Annotated, get_args, get_type_hints
 
 import httpx
 import typer
@@ -19,6 +21,7 @@ import yaml
 
 from bench_runner import lab_run
 from bench_runner.console import (
+    ConsolePresenter,
     console,
     err_console,
     modes_table,
@@ -39,12 +42,13 @@ from bench_runner.lab_run import (
     UsageError,
 )
 from bench_runner.modes import ALL_MODES
-from bench_runner.modes.bulk import BulkSize
+from bench_runner.modes.table import markdown as catalog_markdown
 from bench_runner.netem import NetemClient, NetemError
 from bench_runner.nightly.config import NightlyConfig
 from bench_runner.nightly.guard import NightlyBusyError
 from bench_runner.nightly.job import nightly as nightly_job
 from bench_runner.nightly.schedule import ScheduleError, crontab
+from bench_runner.payloads import BulkSize
 from bench_runner.plan import BUILTIN_PLANS, Plan, PlanError, load_plan, override
 from bench_runner.prune import delete, old_runs
 from bench_runner.report import load_runs
@@ -110,36 +114,31 @@ def _split(text: str | None, separator: str) -> list[str] | None:
     return [item.strip() for item in text.split(separator) if item.strip()]
 
 
-def _plan_overrides(
-    profile: str | None,
-    modes: str | None,
-    clients: str | None,
-    iterations: int | None,
-    warmup: int | None,
-    commands: str | None,
-    baseline: str | None,
-    timeout: float | None,
-    netconf: tuple[str | None, str | None],
-    tunnel_bulk_sizes: str | None,
-    fleet: tuple[str | None, str | None] = (None, None),
-) -> dict[str, object]:
-    """The plan fields the command-line options set (validated by the plan model)."""
-    options: dict[str, object | None] = {
-        "profiles": _split(profile, ","),
-        "modes": _split(modes, ","),
-        "clients": _split(clients, ","),
-        "iterations": iterations,
-        "warmup": warmup,
-        "commands": _split(commands, ";"),
-        "baseline": baseline,
-        "timeout_s": timeout,
-        "netconf_framing": _split(netconf[0], ","),
-        "netconf_reply_bytes": _split(netconf[1], ","),
-        "tunnel_bulk_sizes": _split(tunnel_bulk_sizes, ","),
-        "fleet_hosts": _split(fleet[0], ","),
-        "fleet_repeats": _split(fleet[1], ","),
-    }
-    return {key: value for key, value in options.items() if value is not None}
+@dataclass(frozen=True)
+class PlanField:
+    """Marks a ``run`` option as an override of the plan field ``name`` (a list field when
+    ``separator`` splits the option's text)."""
+
+    name: str
+    separator: str | None = None
+
+    def value(self, given: object) -> object:
+        if self.separator is None or not isinstance(given, str):
+            return given
+        return [item.strip() for item in given.split(self.separator) if item.strip()]
+
+
+def plan_overrides(command: Callable[..., object], given: dict[str, object]) -> dict[str, object]:
+    """The plan fields the options of ``command`` that carry a ``PlanField`` set (those
+    given: not None), validated later by the plan model."""
+    overrides: dict[str, object] = {}
+    for option, hint in get_type_hints(command, include_extras=True).items():
+        field = next(
+            (m for m in getattr(hint, "__metadata__", ()) if isinstance(m, PlanField)), None
+        )
+        if field is not None and given.get(option) is not None:
+            overrides[field.name] = field.value(given[option])
+    return overrides
 
 
 @app.command()
@@ -150,6 +149,7 @@ def run(
             help="netem profile(s) to apply, comma-separated (see `profiles`); "
             + _default(",".join(DEFAULTS.profiles))
         ),
+        PlanField("profiles", ","),
     ] = None,
     modes: Annotated[
         str | None,
@@ -157,6 +157,7 @@ def run(
             help="comma-separated mode names (see `modes`), or 'all'; default: the plan's, else "
             "the six original modes"
         ),
+        PlanField("modes", ","),
     ] = None,
     clients: Annotated[
         str | None,
@@ -165,14 +166,17 @@ def run(
             "library names (paramiko, openssh, netmiko, scrapli, requests, ncclient, "
             "scrapli-netconf); " + _default(",".join(DEFAULTS.client_names()))
         ),
+        PlanField("clients", ","),
     ] = None,
     iterations: Annotated[
         int | None,
         typer.Option(min=1, help="measured iterations per mode; " + _default(DEFAULTS.iterations)),
+        PlanField("iterations"),
     ] = None,
     warmup: Annotated[
         int | None,
         typer.Option(min=0, help="discarded iterations per mode; " + _default(DEFAULTS.warmup)),
+        PlanField("warmup"),
     ] = None,
     commands: Annotated[
         str | None,
@@ -181,6 +185,7 @@ def run(
             'how many are listed), e.g. "show version;show clock"; '
             + _default(f'"{";".join(DEFAULTS.commands)}"')
         ),
+        PlanField("commands", ";"),
     ] = None,
     plan: Annotated[
         str | None,
@@ -198,6 +203,7 @@ def run(
             help="mode (or mode@client) the speedup is computed against; "
             + _default(DEFAULTS.baseline)
         ),
+        PlanField("baseline"),
     ] = None,
     run_id: Annotated[
         str | None,
@@ -221,6 +227,7 @@ def run(
         typer.Option(
             min=1.0, help="seconds allowed per iteration; " + _default(f"{DEFAULTS.timeout_s:g}")
         ),
+        PlanField("timeout_s"),
     ] = None,
     netconf_framing: Annotated[
         str | None,
@@ -228,6 +235,7 @@ def run(
             help="NETCONF modes: '1.1' (chunked) or '1.0' (end-of-message), comma-separated to "
             "measure each; " + _default(",".join(DEFAULTS.netconf_framings()))
         ),
+        PlanField("netconf_framing", ","),
     ] = None,
     netconf_reply_bytes: Annotated[
         str | None,
@@ -235,6 +243,7 @@ def run(
             help="NETCONF modes: size of each <get> reply in bytes, comma-separated to measure "
             "each; " + _default(",".join(map(str, DEFAULTS.netconf_reply_sizes())))
         ),
+        PlanField("netconf_reply_bytes", ","),
     ] = None,
     wait_for_lab: Annotated[
         float,
@@ -250,6 +259,7 @@ def run(
             help=f"tunnel/bulk and https/bulk downloads, comma-separated: "
             f"{', '.join(get_args(BulkSize))}; " + _default(",".join(DEFAULTS.tunnel_bulk_sizes))
         ),
+        PlanField("tunnel_bulk_sizes", ","),
     ] = None,
     fleet_hosts: Annotated[
         str | None,
@@ -257,6 +267,7 @@ def run(
             help="ssh/fleet-show-version: how many of the lab's emulated devices, comma-separated "
             "to measure each; " + _default(",".join(map(str, DEFAULTS.fleet_host_counts())))
         ),
+        PlanField("fleet_hosts", ","),
     ] = None,
     fleet_repeats: Annotated[
         str | None,
@@ -265,24 +276,13 @@ def run(
             "iteration, comma-separated; "
             + _default(",".join(map(str, DEFAULTS.fleet_repeat_counts())))
         ),
+        PlanField("fleet_repeats", ","),
     ] = None,
 ) -> None:
     """Apply a netem profile, measure each mode, write results and feed the sinks; the
     profile that was active before is applied back at the end."""
+    overrides = plan_overrides(run, locals())
     logging.getLogger("asyncssh").setLevel(logging.WARNING)
-    overrides = _plan_overrides(
-        profile,
-        modes,
-        clients,
-        iterations,
-        warmup,
-        commands,
-        baseline,
-        timeout,
-        (netconf_framing, netconf_reply_bytes),
-        tunnel_bulk_sizes,
-        (fleet_hosts, fleet_repeats),
-    )
     try:
         merged = override(load_plan(plan), overrides)
     except PlanError as exc:
@@ -296,11 +296,12 @@ def run(
         wait_for_lab_s=wait_for_lab,
         argv=sys.argv,
     )
+    settings = Settings()
     try:
-        all_ok = lab_run.run(Settings(), request)
+        outcome = lab_run.run(settings, request, ConsolePresenter(settings.shown_path))
     except RunError as exc:
         raise _fail(str(exc), EXIT_CODES[type(exc)]) from exc
-    if not all_ok:
+    if not outcome.ok:
         raise typer.Exit(EXIT_MODE_FAILED)
 
 
@@ -368,8 +369,17 @@ def list_modes(
     n_commands: Annotated[
         int, typer.Option(min=1, help="commands per iteration (default: the default commands')")
     ] = len(DEFAULTS.commands),
+    markdown: Annotated[
+        bool,
+        typer.Option(
+            "--markdown", help="print the catalog as the Markdown page docs/modes.md instead"
+        ),
+    ] = False,
 ) -> None:
-    """List the modes with their round-trip bounds."""
+    """List the modes and clients with their round-trip bounds."""
+    if markdown:
+        sys.stdout.write(catalog_markdown())
+        return
     console.print(modes_table(ALL_MODES, n_commands))
 
 

@@ -2,7 +2,8 @@
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
@@ -179,16 +180,18 @@ def print_failures(run: RunResult) -> None:
 
 
 def modes_table(modes: Sequence[Mode], n_commands: int) -> Table:
-    table = Table(title=f"modes (round trips for {n_commands} commands per iteration)")
-    for header in ("mode", "transport", "client", "min RT", "exp RT", "description"):
+    table = Table(title=f"modes (per iteration of {n_commands} commands)")
+    for header in ("mode", "client", "min RT", "exp RT", "conns", "cmds/req", "description"):
         table.add_column(header)
     for mode in modes:
+        per_request = mode.commands_per_request(n_commands)
         table.add_row(
             mode.name,
-            mode.transport.value,
             mode.client,
             str(mode.min_round_trips(n_commands)),
             str(mode.expected_round_trips(n_commands)),
+            str(mode.connections_per_iteration(n_commands)),
+            "-" if per_request is None else str(per_request),
             mode.description,
         )
     return table
@@ -285,3 +288,45 @@ def print_deliveries(deliveries: Sequence[Delivery], shown_path: Callable[[Path]
                 f"[yellow]WARNING {delivery.sink} unavailable[/yellow]: {delivery.detail}; "
                 f"payload kept in {kept} (replayed by the next run or `bench-runner replay`)"
             )
+
+
+class ConsolePresenter:
+    """A run as the command line shows it (lab_run's ``Presenter``): notes on stdout,
+    warnings and errors on stderr, a bar per mode, each job's tables when it is done."""
+
+    def __init__(self, shown_path: Callable[[Path], Path]) -> None:
+        self._shown_path = shown_path
+
+    def note(self, message: str) -> None:
+        console.print(message, highlight=False)
+
+    def warn(self, message: str) -> None:
+        err_console.print(f"[yellow]WARNING[/yellow] {message}", highlight=False)
+
+    def error(self, message: str) -> None:
+        err_console.print(f"[red]error:[/red] {message}", highlight=False)
+
+    @contextmanager
+    def busy(self, message: str) -> Iterator[object]:
+        with console.status(message) as status:
+            yield status
+
+    @contextmanager
+    def measuring(
+        self, modes: Sequence[Mode], iterations: Callable[[Mode], int]
+    ) -> Iterator[Callable[[Mode], Callable[[bool], None]]]:
+        progress = ModeProgress(modes, iterations)
+        with progress.progress:
+            yield progress.callback
+
+    def job_done(self, result: RunResult, verdicts: str, files: Path) -> None:
+        console.print(summary_table(result))
+        if any(mode.time_split is not None for mode in result.modes):
+            console.print(time_split_table(result))
+        print_not_applicable(result)
+        print_failures(result)
+        console.print(verdicts)
+        console.print(f"results: {files}/ (results.json, modes.csv, iterations.csv, manifest.json)")
+
+    def deliveries(self, deliveries: Sequence[Delivery]) -> None:
+        print_deliveries(deliveries, self._shown_path)

@@ -13,8 +13,8 @@ import httpx
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from bench_runner.modes.https import tls13_context
 from bench_runner.settings import Settings
+from bench_runner.tls import tls13_context
 
 
 class FleetError(Exception):

@@ -5,27 +5,21 @@ profile hold the lab's run lock from before the first change to the end; each jo
 its profile under it, measures every mode with the profile guarded, writes its files and
 feeds the sinks. The profile that was active before the run is applied back at the end,
 after a failure too, so a device tried by hand afterwards is not still delayed.
+
+Nothing here prints: what a user sees goes through the ``Presenter`` the caller passes (the
+console's, for the command line), and the run's results are returned.
 """
 
 import asyncio
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, closing, contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 import httpx
 
-from bench_runner.console import (
-    ModeProgress,
-    console,
-    err_console,
-    print_deliveries,
-    print_failures,
-    print_not_applicable,
-    summary_table,
-    time_split_table,
-)
 from bench_runner.lab_info import device_version, runner_info
 from bench_runner.lab_lock import LabLock, run_owner
 from bench_runner.modes import (
@@ -60,10 +54,48 @@ from bench_runner.results import (
 )
 from bench_runner.runner import RunPlan, run_mode
 from bench_runner.settings import Settings
+from bench_runner.sinks.delivery import Delivery
 from bench_runner.sinks.publish import publish_run
 from bench_runner.sinks.replay import replay_spool
 from bench_runner.targets import Inventory, load_inventory
 from bench_runner.verdicts.judge import history_for, judge_run, summary_line
+
+
+class Presenter(Protocol):
+    """What a run tells its user, as it happens."""
+
+    def note(self, message: str) -> None: ...
+
+    def warn(self, message: str) -> None: ...
+
+    def error(self, message: str) -> None: ...
+
+    def busy(self, message: str) -> AbstractContextManager[object]:
+        """Shown while the block runs (applying a profile)."""
+        ...
+
+    def measuring(
+        self, modes: Sequence[Mode], iterations: Callable[[Mode], int]
+    ) -> AbstractContextManager[Callable[[Mode], Callable[[bool], None]]]:
+        """While the modes run: the callback each mode reports its iterations to."""
+        ...
+
+    def job_done(self, result: RunResult, verdicts: str, files: Path) -> None:
+        """A job's results (written to ``files``, as the user's host names it)."""
+        ...
+
+    def deliveries(self, deliveries: Sequence[Delivery]) -> None: ...
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    results: list[RunResult]
+    """One per job, in the order they ran."""
+
+    @property
+    def ok(self) -> bool:
+        """Every mode of every job was ok, and the lab stayed the run's."""
+        return bool(self.results) and all(result.ok for result in self.results)
 
 
 class RunError(Exception):
@@ -122,6 +154,7 @@ class Lab:
     netem: NetemClient
     lock: LabLock
     url: str
+    presenter: Presenter
     applied: NetemState | None = None
     """What this run applied last: the next device of a fleet under the same profile
     measures under it as it stands, no new generation in between."""
@@ -136,7 +169,7 @@ class Lab:
                 )
                 if same:
                     return now
-            with console.status(f"applying netem profile {profile!r}"):
+            with self.presenter.busy(f"applying netem profile {profile!r}"):
                 self.applied = self.netem.apply(profile, self.lock.lease)
                 return self.applied
         except LabBusyError as exc:
@@ -145,8 +178,8 @@ class Lab:
             raise LabUnreachableError(f"netem at {self.url}: {exc}") from exc
 
 
-def run(settings: Settings, request: RunRequest) -> bool:
-    """Measure every job of ``request``; True when every mode of every job was ok."""
+def run(settings: Settings, request: RunRequest, presenter: Presenter) -> RunOutcome:
+    """Measure every job of ``request``; its results, and whether the lab stayed the run's."""
     selection = select(request.plan)
     inventory = _inventory(request.targets)
     on_lab = inventory is None or inventory.lab
@@ -158,21 +191,18 @@ def run(settings: Settings, request: RunRequest) -> bool:
         raise UsageError("NETEM_URL is empty; set it, or pass --netem none to run without netem")
     jobs = plan_jobs(settings, request, inventory, sets_profile)
     if request.publish:
-        print_deliveries(replay_spool(settings), settings.shown_path)
+        presenter.deliveries(replay_spool(settings))
     references: dict[SeriesKey, tuple[str, float]] = {}
-    all_ok = True
-    with _held_lab(settings, request, jobs[0].sweep, sets_profile) as lab:
+    results: list[RunResult] = []
+    with _held_lab(settings, request, jobs[0].sweep, sets_profile, presenter) as lab:
         for job in jobs:
-            result = _run_job(settings, request, job, selection, lab, references)
+            result = _run_job(settings, request, job, selection, lab, references, presenter)
             references.update(local_references(result))
-            all_ok = all_ok and result.ok
+            results.append(result)
         if lab is not None and lab.lock.lost is not None:
-            err_console.print(
-                "[red]error:[/red] the lab's run lock was lost while this run "
-                f"measured: {lab.lock.lost}"
-            )
-            all_ok = False
-    return all_ok
+            presenter.error(f"the lab's run lock was lost while this run measured: {lab.lock.lost}")
+            return RunOutcome([])
+    return RunOutcome(results)
 
 
 def select(plan: Plan) -> Selection:
@@ -270,7 +300,7 @@ def _lab_target(settings: Settings) -> Target:
 
 @contextmanager
 def _held_lab(
-    settings: Settings, request: RunRequest, sweep: str, sets_profile: bool
+    settings: Settings, request: RunRequest, sweep: str, sets_profile: bool, presenter: Presenter
 ) -> Iterator[Lab | None]:
     """The lab held for a run that sets its profile (None for ``--netem none`` and real
     devices): its run lock taken, the profile it had read before the first change and
@@ -282,7 +312,7 @@ def _held_lab(
         lambda: NetemClient(settings.netem_url),
         run_owner(sweep),
         wait_s=request.wait_for_lab_s,
-        on_wait=lambda holder: err_console.print(f"waiting for the lab: {holder}"),
+        on_wait=lambda holder: presenter.warn(f"waiting for the lab: {holder}"),
     )
     try:
         lock.__enter__()
@@ -299,27 +329,27 @@ def _held_lab(
             except (NetemError, httpx.HTTPError) as exc:
                 raise LabUnreachableError(f"netem at {settings.netem_url}: {exc}") from exc
             try:
-                yield Lab(netem, lock, settings.netem_url)
+                yield Lab(netem, lock, settings.netem_url, presenter)
             finally:
-                _restore_profile(netem, before, lock)
+                _restore_profile(netem, before, lock, presenter)
     finally:
         lock.__exit__(None, None, None)
 
 
-def _restore_profile(netem: NetemClient, before: NetemState, lock: LabLock) -> None:
+def _restore_profile(
+    netem: NetemClient, before: NetemState, lock: LabLock, presenter: Presenter
+) -> None:
     """Apply the profile of before the run back, under the lease; say what became of it."""
     name = before.profile.name
     try:
         if netem.current().profile == before.profile:
-            console.print(f"netem: profile {name!r} kept, as it was before this run")
+            presenter.note(f"netem: profile {name!r} kept, as it was before this run")
             return
         netem.restore(before.profile, lock.refresh())
     except (NetemError, httpx.HTTPError) as exc:
-        err_console.print(
-            f"[yellow]WARNING netem: profile {name!r}, active before this run, not restored: {exc}"
-        )
+        presenter.warn(f"netem: profile {name!r}, active before this run, not restored: {exc}")
         return
-    console.print(f"netem: profile {name!r} restored, as it was before this run")
+    presenter.note(f"netem: profile {name!r} restored, as it was before this run")
 
 
 def _run_job(
@@ -329,18 +359,20 @@ def _run_job(
     selection: Selection,
     lab: Lab | None,
     references: dict[SeriesKey, tuple[str, float]],
+    presenter: Presenter,
 ) -> RunResult:
     """Measure one job, write its files, feed the sinks. ``references`` are the sweep's
     p50s at ``local`` so far, for the round-trip model."""
     plan = request.plan
     started_at = datetime.now(UTC)
-    profile_info, netem_state = _job_profile(job, lab)
+    netem_state = lab.apply(job.profile) if lab is not None and job.profile is not None else None
+    profile_info = _profile_info(job, netem_state)
     if job.metrics_url:
         device = device_version(job.metrics_url)
     else:
         device = {"unavailable": "no metrics URL for this target"}
     if "unavailable" in device:
-        err_console.print(f"[yellow]WARNING device /version: {device['unavailable']}")
+        presenter.warn(f"device /version: {device['unavailable']}")
 
     run_plan = RunPlan(
         tuple(plan.commands),
@@ -350,6 +382,7 @@ def _run_job(
         rtt_gate=job.profile is not None,
         device_metrics_url=job.metrics_url,
         reference_port=_reference_port(job),
+        bulk_iterations=plan.tunnel_bulk_iterations,
     )
     guard_client = NetemClient(settings.netem_url) if netem_state is not None else None
     guard = (
@@ -359,14 +392,7 @@ def _run_job(
     )
     try:
         mode_runs = asyncio.run(
-            _measure(
-                selection.modes,
-                job.target,
-                run_plan,
-                profile_info.rtt_ms,
-                plan.tunnel_bulk_iterations,
-                guard,
-            )
+            _measure(selection.modes, job.target, run_plan, profile_info.rtt_ms, guard, presenter)
         )
     finally:
         if guard_client is not None:
@@ -405,73 +431,49 @@ def _run_job(
         client_versions(),
         settings.lab_engine,
     )
-    console.print(summary_table(result))
-    if any(mode.time_split is not None for mode in result.modes):
-        console.print(time_split_table(result))
-    print_not_applicable(result)
-    print_failures(result)
-    console.print(summary_line(result, plan.verdicts))
-    console.print(
-        f"results: {settings.shown_path(path.parent)}/ (results.json, modes.csv, "
-        "iterations.csv, manifest.json)"
+    presenter.job_done(
+        result, summary_line(result, plan.verdicts), settings.shown_path(path.parent)
     )
     if request.publish:
-        print_deliveries(publish_run(settings, result, mode_runs), settings.shown_path)
+        presenter.deliveries(publish_run(settings, result, mode_runs))
     return result
 
 
-def _job_profile(job: Job, lab: Lab | None) -> tuple[ProfileInfo, NetemState | None]:
-    """The job's profile, applied when the run drives netem, with netem's state then."""
+def _profile_info(job: Job, state: NetemState | None) -> ProfileInfo:
+    """The job's profile: the one netem applied (``state``), or none at all: a real target's
+    network, or the lab measured with ``--netem none``."""
+    if state is not None:
+        profile = state.profile
+        return ProfileInfo(
+            name=profile.name,
+            rtt_ms=profile.rtt_ms,
+            jitter_ms=profile.jitter_ms,
+            loss_pct=profile.loss_pct,
+            rate_mbit=profile.rate_mbit,
+            source=profile.source,
+            engine=state.engine,
+            engine_reason=state.engine_reason,
+            applied_at=state.applied_at,
+            readback=state.readback,
+        )
     if job.profile is None:
-        return _unmanaged_profile(job.target_info.name or job.target.host), None
-    if lab is None:
-        return _profile_without_netem(), None
-    state = lab.apply(job.profile)
-    return _profile_from_netem(state), state
-
-
-def _profile_from_netem(state: NetemState) -> ProfileInfo:
-    profile = state.profile
+        target = job.target_info.name or job.target.host
+        name, reason = (
+            "unmanaged",
+            f"real target {target} from --targets: its latency is whatever the network "
+            "has, netem is not involved",
+        )
+    else:
+        name, reason = LOCAL_PROFILE, "netem control disabled by --netem none"
     return ProfileInfo(
-        name=profile.name,
-        rtt_ms=profile.rtt_ms,
-        jitter_ms=profile.jitter_ms,
-        loss_pct=profile.loss_pct,
-        rate_mbit=profile.rate_mbit,
-        source=profile.source,
-        engine=state.engine,
-        engine_reason=state.engine_reason,
-        applied_at=state.applied_at,
-        readback=state.readback,
-    )
-
-
-def _profile_without_netem() -> ProfileInfo:
-    return ProfileInfo(
-        name=LOCAL_PROFILE,
+        name=name,
         rtt_ms=0.0,
         jitter_ms=0.0,
         loss_pct=0.0,
         rate_mbit=0.0,
         source=None,
         engine="none",
-        engine_reason="netem control disabled by --netem none",
-        applied_at=None,
-        readback=None,
-    )
-
-
-def _unmanaged_profile(target_name: str) -> ProfileInfo:
-    return ProfileInfo(
-        name="unmanaged",
-        rtt_ms=0.0,
-        jitter_ms=0.0,
-        loss_pct=0.0,
-        rate_mbit=0.0,
-        source=None,
-        engine="none",
-        engine_reason=f"real target {target_name} from --targets: its latency "
-        "is whatever the network has, netem is not involved",
+        engine_reason=reason,
         applied_at=None,
         readback=None,
     )
@@ -492,19 +494,15 @@ async def _measure(
     target: Target,
     plan: RunPlan,
     configured_rtt_ms: float,
-    bulk_iterations: int | None,
     guard: ProfileGuard | None,
+    presenter: Presenter,
 ) -> list[ModeRun]:
-    def mode_plan(mode: Mode) -> RunPlan:
-        if mode.transfer_bytes() is not None and bulk_iterations is not None:
-            return replace(plan, iterations=bulk_iterations)
-        return plan
+    def iterations(mode: Mode) -> int:
+        mode_plan = plan.for_mode(mode)
+        return mode_plan.warmup + mode_plan.iterations
 
-    progress = ModeProgress(modes, lambda mode: mode_plan(mode).warmup + mode_plan(mode).iterations)
-    with progress.progress:
+    with presenter.measuring(modes, iterations) as on_iteration:
         return [
-            await run_mode(
-                mode, target, mode_plan(mode), configured_rtt_ms, progress.callback(mode), guard
-            )
+            await run_mode(mode, target, plan, configured_rtt_ms, on_iteration(mode), guard)
             for mode in modes
         ]

@@ -26,7 +26,7 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from bench_runner.modes.bulk import BulkSize
+from bench_runner.payloads import BulkSize
 from bench_runner.verdicts.config import VerdictConfig
 
 BUILTIN_PLANS = (

@@ -47,6 +47,16 @@ class RunPlan:
     reference_port: int | None = None
     """An unimpaired TCP port of the target (the device metrics port in the lab): the RTT
     gate checks the delay added on the mode's port over this one."""
+    bulk_iterations: int | None = None
+    """Measured iterations of the modes that move a payload (a plan's
+    ``tunnel_bulk_iterations``: a 1 GB download is not repeated 20 times); None: as the
+    others."""
+
+    def for_mode(self, mode: Mode) -> "RunPlan":
+        """The plan as it applies to ``mode``."""
+        if mode.transfer_bytes() is not None and self.bulk_iterations is not None:
+            return replace(self, iterations=self.bulk_iterations)
+        return self
 
 
 async def run_mode(
@@ -59,6 +69,7 @@ async def run_mode(
 ) -> ModeRun:
     """Measure one mode: gate, measure, assemble. With a ``guard``, iterations run while
     the profile was not in effect are excluded."""
+    plan = plan.for_mode(mode)
     started_at = datetime.now(UTC)
     gate = await verify_rtt(target, mode.port(target), plan, configured_rtt_ms)
     measurement = None

@@ -1,12 +1,11 @@
-"""What every measured mode provides: identity, round-trip bounds and a session."""
+"""What every mode's session and the runner share: the target, the session protocols, and
+counts per iteration of n commands. Pure: no client library is imported here."""
 
-from abc import ABC, abstractmethod
+import re
 from collections.abc import Sequence
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from enum import StrEnum
-from importlib.metadata import PackageNotFoundError, version
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 
 class Transport(StrEnum):
@@ -27,6 +26,16 @@ class Target:
     password: str
     netconf_port: int = 830
 
+    def port(self, transport: Transport) -> int:
+        """The port a transport reaches the device on (a tunnel rides on SSH)."""
+        ports = {
+            Transport.SSH: self.ssh_port,
+            Transport.HTTPS: self.https_port,
+            Transport.NETCONF: self.netconf_port,
+            Transport.TUNNEL: self.ssh_port,
+        }
+        return ports[transport]
+
 
 class Session(Protocol):
     """State a mode keeps across iterations (a kept connection, or just options)."""
@@ -40,7 +49,7 @@ class Session(Protocol):
 @dataclass(frozen=True)
 class ReportedSpan:
     """An iteration's span on CLOCK_REALTIME and its duration, as a client that times its
-    own iterations measured them (a program in another process: modes/go_clients.py)."""
+    own iterations measured them (a program in another process: clients/scrapligo.py)."""
 
     started_ns: int
     ended_ns: int
@@ -57,91 +66,47 @@ class SelfTimedSession(Protocol):
         ...
 
 
+_TERM = re.compile(r"^(\d*)(n?)$")
+
+
 @dataclass(frozen=True)
-class RoundTripBound:
-    """Round trips per iteration of n commands: ``per_command x n + fixed``."""
+class PerIteration:
+    """A count per iteration of n commands, ``per_command x n + fixed``: round trips,
+    connections opened, commands per request.
+
+    Written (``str``) and read (``parse``) as the catalog's evidence states it: ``4n``,
+    ``6 + n``, ``2n + 17``, ``n``, ``2``, ``0``."""
 
     per_command: int = 0
     fixed: int = 0
 
-    def round_trips(self, n_commands: int) -> int:
+    def at(self, n_commands: int) -> int:
         return self.per_command * n_commands + self.fixed
 
+    def __str__(self) -> str:
+        terms = []
+        if self.per_command:
+            terms.append("n" if self.per_command == 1 else f"{self.per_command}n")
+        if self.fixed or not terms:
+            terms.append(str(self.fixed))
+        return " + ".join(terms)
 
-ONE_PER_COMMAND = RoundTripBound(per_command=1)
-"""Every command one request and its reply on an already open session: both the floor and
-what a client pays."""
+    @classmethod
+    def parse(cls, text: str) -> "PerIteration":
+        """The count a text like ``2n + 17`` or ``n + 1`` writes; ValueError otherwise."""
+        per_command = fixed = 0
+        for term in text.split("+"):
+            match = _TERM.match(term.strip())
+            if match is None or not any(match.groups()):
+                raise ValueError(f"not a count per iteration: {text!r}")
+            digits, n = match.groups()
+            if n:
+                per_command += int(digits or 1)
+            else:
+                fixed += int(digits)
+        return cls(per_command, fixed)
 
 
-class Mode(ABC):
-    """One way of running CLI commands on the device.
-
-    Each mode declares its round trips per iteration as data, and its docstring argues them:
-    ``min_bound`` is a physical lower bound that any correct client of the mode must pay (so
-    ``p50 >= min_round_trips x RTT`` always holds); ``expected_bound`` is what the
-    implemented client typically pays, counted as documented in the README (added RTT
-    divided into the added p50, or the exchanges counted on the wire).
-    """
-
-    name: ClassVar[str]
-    transport: ClassVar[Transport]
-    client: ClassVar[str]
-    """Distribution name of the client library (its version is recorded)."""
-    description: ClassVar[str]
-    min_bound: ClassVar[RoundTripBound]
-    expected_bound: ClassVar[RoundTripBound]
-    floor: ClassVar[bool] = True
-    """A floor client (minimal overhead: asyncssh, httpx, the ssl module); False for the
-    libraries people use (paramiko, netmiko, scrapli, requests, OpenSSH)."""
-
-    def client_version(self) -> str:
-        """Version of the client library; ``unknown`` when it cannot be determined."""
-        try:
-            return version(self.client)
-        except PackageNotFoundError:
-            return "unknown"
-
-    def port(self, target: Target) -> int:
-        ports = {
-            Transport.SSH: target.ssh_port,
-            Transport.HTTPS: target.https_port,
-            Transport.NETCONF: target.netconf_port,
-            Transport.TUNNEL: target.ssh_port,
-        }
-        return ports[self.transport]
-
-    def wire_ports(self, target: Target) -> tuple[int, ...]:
-        """The target's TCP ports whose packets are this mode's (counted on the wire)."""
-        return (self.port(target),)
-
-    def wire_hosts(self, target: Target) -> tuple[str, ...]:
-        """The hosts whose traffic is this mode's (counted on the wire): the target, or
-        every device a fleet mode connects to. May block (a fleet mode asks the device
-        for its fleet); the runner calls it in a worker thread."""
-        return (target.host,)
-
-    def min_round_trips(self, n_commands: int) -> int:
-        return self.min_bound.round_trips(n_commands)
-
-    def expected_round_trips(self, n_commands: int) -> int:
-        return self.expected_bound.round_trips(n_commands)
-
-    def parameters(self) -> dict[str, str | int] | None:
-        """Settings that change what an iteration does beyond the commands (NETCONF
-        framing and reply size); None for modes without any."""
-        return None
-
-    def transfer_bytes(self) -> int | None:
-        """Payload bytes one iteration moves, for modes measuring throughput (the bulk
-        downloads: ``tunnel/bulk``, ``https/bulk``; a plan's ``tunnel_bulk_iterations``
-        applies to them); None for the others."""
-        return None
-
-    def label(self) -> str:
-        """``mode client`` plus the parameters, e.g. ``netconf/get asyncssh framing=1.0``."""
-        settings = " ".join(f"{key}={value}" for key, value in (self.parameters() or {}).items())
-        return f"{self.name} {self.client}" + (f" {settings}" if settings else "")
-
-    @abstractmethod
-    def session(self, target: Target) -> AbstractAsyncContextManager[Session]:
-        """Open what the mode keeps across iterations; opening it is not measured."""
+ONE_PER_COMMAND = PerIteration(per_command=1)
+ONCE = PerIteration(fixed=1)
+NONE = PerIteration()

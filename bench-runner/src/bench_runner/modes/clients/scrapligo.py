@@ -1,5 +1,5 @@
-"""Go clients: scrapligo, through the Go program ``goclient`` shipped in the runner's image
-(source: bench-runner/goclient; ``BENCH_GOCLIENT`` names another binary).
+"""scrapligo (Go), through the program ``goclient`` shipped in the runner's image (source:
+bench-runner/goclient; ``BENCH_GOCLIENT`` names another binary).
 
 The program runs a mode's iterations itself and reports each one; the runner keeps its
 capture and its clock. Per mode (per framing x reply size for NETCONF) the session starts
@@ -27,24 +27,12 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any
 
-from bench_runner.modes.base import (
-    ONE_PER_COMMAND,
-    Mode,
-    ReportedSpan,
-    RoundTripBound,
-    Session,
-    Target,
-)
-from bench_runner.modes.netconf import (
-    NetconfEditCommit,
-    NetconfFreshSession,
-    NetconfMode,
-    NetconfReuseSession,
-    check_reply,
-)
-from bench_runner.modes.ssh_pty import SshPtyFresh
+from bench_runner.modes.base import ReportedSpan, Session, Target
+from bench_runner.modes.mode import Mode
+from bench_runner.modes.netconf import check_reply
+from bench_runner.modes.row import NetconfValues
 from bench_runner.phases import PhaseTimer
 from bench_runner.validation import IterationError
 
@@ -58,15 +46,14 @@ OPEN_TIMEOUT_S = 120.0
 STDERR_TAIL = 400
 GO_TIMEOUT_S = 60.0
 """scrapligo's socket and operation timeouts (as the Python libraries' LIBRARY_TIMEOUT_S)."""
-SCRAPLIGO_SCOPE = (
-    "scrapligo's drivers open one PTY shell per connection (no exec channels, no new "
-    "channel on a kept connection), and its NETCONF driver waits for each reply before the "
-    "next RPC (no pipelining)"
-)
 
 
 def goclient_path() -> str:
     return os.environ.get(GOCLIENT_ENV, DEFAULT_GOCLIENT)
+
+
+def version() -> str:
+    return goclient_version(goclient_path())
 
 
 @cache
@@ -293,14 +280,16 @@ def job_for(target: Target, port: int, timeout_s: float, mode: Mode) -> dict[str
         "paced": True,
         "timeout_s": timeout_s,
     }
-    if isinstance(mode, NetconfMode):
-        job["framing"] = mode.framing
-        job["reply_bytes"] = mode.reply_bytes
+    if isinstance(mode.values, NetconfValues):
+        job["framing"] = mode.values.framing
+        job["reply_bytes"] = mode.values.reply_bytes
     return job
 
 
 @asynccontextmanager
-async def go_session(mode: Mode, target: Target) -> AsyncIterator[Session]:
+async def session(mode: Mode, target: Target) -> AsyncIterator[Session]:
+    """One ``goclient <mode>`` process for the mode (and its parameters), paced by the
+    runner one iteration at a time; closing its input ends it."""
     process = await GoClientProcess.start(
         goclient_path(), mode.name, job_for(target, mode.port(target), GO_TIMEOUT_S, mode), target
     )
@@ -310,80 +299,3 @@ async def go_session(mode: Mode, target: Target) -> AsyncIterator[Session]:
         await process.kill()
         raise
     await process.close()
-
-
-# --- modes ----------------------------------------------------------------------------------
-
-
-class _Scrapligo:
-    """What every scrapligo mode shares: the client name, its version, the session."""
-
-    client: ClassVar[str] = "scrapligo"
-    floor: ClassVar[bool] = False
-
-    def client_version(self) -> str:
-        return goclient_version(goclient_path())
-
-    @asynccontextmanager
-    async def session(self, target: Target) -> AsyncIterator[Session]:
-        assert isinstance(self, Mode)  # mixed into a mode
-        async with go_session(self, target) as session:
-            yield session
-
-
-class ScrapligoPtyFresh(_Scrapligo, SshPtyFresh):
-    """scrapligo's network driver (cisco_iosxe platform) over its standard transport
-    (golang.org/x/crypto/ssh): per iteration Open (connection, PTY shell, privilege check,
-    terminal width and length), SendCommand per command, Close. Lower bound 6 + n round
-    trips, as for the mode. Expected 17 + 2n, counted on the wire at local (README): 19 for
-    one command and 27 for five, every iteration within one of that. Two per command:
-    SendCommand writes the command, waits until the device has echoed it, and only then
-    sends the return (scrapligo's channel checks the echo before it commits the input), so
-    each command costs its echo and its output. The fixed 17: the SSH login and the
-    PTY shell the floor client also pays, then the driver's prompt reads, its privilege
-    check and the platform's two terminal commands (two round trips each, like a command),
-    and the exit on Close."""
-
-    description = (
-        "scrapligo network driver (Go, standard transport); per iteration Open, "
-        "SendCommand per command, Close"
-    )
-    expected_bound = RoundTripBound(per_command=2, fixed=17)
-
-
-class ScrapligoNetconfFreshSession(_Scrapligo, NetconfFreshSession):
-    """scrapligo's netconf driver over its standard transport: per iteration Open (SSH,
-    subsystem netconf, hellos), one Get per command, Close (it sends no close-session).
-    Lower bound 4 + n round trips. Expected 9 + n, counted on the wire at local (README):
-    10 for one command, 14 for five, with either framing; what the floor client pays for
-    the connection and the hellos less the close-session exchange, then one per Get."""
-
-    description = (
-        "scrapligo netconf driver (Go, standard transport); per iteration Open, one Get "
-        "per command, Close"
-    )
-    expected_bound = RoundTripBound(per_command=1, fixed=9)
-
-
-class ScrapligoNetconfReuseSession(_Scrapligo, NetconfReuseSession):
-    """scrapligo's netconf driver kept open; one Get per command, each after the previous
-    reply. Lower bound n round trips. Expected n: one exchange per Get, 1 for one command
-    and 5 for five on the wire at local, with either framing (README)."""
-
-    description = (
-        "scrapligo netconf driver (Go, standard transport); one driver kept; one Get per command"
-    )
-    expected_bound = ONE_PER_COMMAND
-
-
-class ScrapligoNetconfEditCommit(_Scrapligo, NetconfEditCommit):
-    """scrapligo's netconf driver kept open; per command EditConfig (candidate), then
-    Commit; the description is read when the session opens and restored when it closes.
-    Lower bound n + 1 round trips. Expected n + 1: each edit and the commit wait for their
-    reply, 2 for one command and 6 for five on the wire at local, either framing (README)."""
-
-    description = (
-        "scrapligo netconf driver (Go, standard transport); one driver kept; per command "
-        "EditConfig (candidate), then Commit"
-    )
-    expected_bound = RoundTripBound(per_command=1, fixed=1)

@@ -1,0 +1,126 @@
+"""scrapli's IOS-XE driver over its SSH transport plugins: asyncssh (``AsyncIOSXEDriver``,
+the client named ``scrapli``), and system (the OpenSSH binary in a PTY), paramiko and ssh2
+(``IOSXEDriver`` in a worker thread; ``scrapli-<transport>``). Per iteration open (the
+connection, a PTY shell, privilege check, terminal length 0 and width), send_command per
+command, close."""
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from importlib.metadata import version as installed
+from typing import Any
+
+from scrapli.driver.core import AsyncIOSXEDriver, IOSXEDriver
+from scrapli.transport.base.base_socket import Socket as ScrapliSocket
+
+from bench_runner.modes.base import Session, Target
+from bench_runner.modes.clients import openssh
+from bench_runner.modes.mode import Mode
+from bench_runner.phases import PhaseTimer
+
+LIBRARY_TIMEOUT_S = 60.0
+TRANSPORT_LIBRARIES = {
+    "asyncssh": "asyncssh",
+    "system": "openssh",
+    "paramiko": "paramiko",
+    "ssh2": "ssh2-python",
+}
+"""scrapli's SSH transport plugins and the library (or program) each one drives."""
+
+
+def version(distribution: str, transport: str) -> str:
+    """``scrapli 2026.2.20, transport ssh2: ssh2-python 1.2.0.post1``."""
+    library = TRANSPORT_LIBRARIES[transport]
+    underneath = openssh.version() if library == "openssh" else f"{library} {installed(library)}"
+    return f"{distribution} {installed(distribution)}, transport {transport}: {underneath}"
+
+
+def nodelay_socket(transport: Any, host: str, port: int, timeout: float) -> None:
+    """Give scrapli's paramiko or ssh2 transport a connected socket with TCP_NODELAY: both
+    open their own ``scrapli.transport.base.base_socket.Socket`` only when they have none
+    (``if not self.socket``), and neither sets the option (each SSH message would wait for
+    the device's delayed ACK). The asyncssh transport needs nothing (asyncio sets
+    TCP_NODELAY on every TCP transport) and the system transport cannot be given one
+    (``ssh`` makes its own socket, and sets TCP_NODELAY itself for a session with a PTY)."""
+    sock = ScrapliSocket(host=host, port=port, timeout=timeout)
+    sock.open()
+    assert sock.sock is not None  # open() connected it or raised
+    sock.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    transport.socket = sock
+
+
+def _options(target: Target, transport: str) -> dict[str, Any]:
+    return {
+        "host": target.host,
+        "port": target.ssh_port,
+        "auth_username": target.username,
+        "auth_password": target.password,
+        "auth_strict_key": False,
+        "ssh_config_file": False,
+        "transport": transport,
+        "timeout_socket": LIBRARY_TIMEOUT_S,
+        "timeout_transport": LIBRARY_TIMEOUT_S,
+        "timeout_ops": LIBRARY_TIMEOUT_S,
+    }
+
+
+class AsyncScrapliSession:
+    """asyncssh transport (``AsyncIOSXEDriver``, scrapli's asyncio transports). Phases:
+    connect (open: connection, shell, privilege and terminal setup), commands, close."""
+
+    def __init__(self, target: Target) -> None:
+        self._target = target
+        self.phases = PhaseTimer()
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        driver = AsyncIOSXEDriver(**_options(self._target, "asyncssh"))
+        with self.phases.measure("connect"):
+            await driver.open()
+        try:
+            with self.phases.measure("commands"):
+                return [(await driver.send_command(command)).result for command in commands]
+        finally:
+            with self.phases.measure("close"):
+                await driver.close()
+
+
+class _SyncScrapliSession:
+    """A synchronous transport (``IOSXEDriver``: system, paramiko, ssh2) in a worker
+    thread; the same phases."""
+
+    def __init__(self, target: Target, transport: str) -> None:
+        self._target = target
+        self._transport = transport
+        self.phases = PhaseTimer()
+
+    def run_sync(self, commands: Sequence[str]) -> list[str]:
+        target = self._target
+        driver = IOSXEDriver(**_options(target, self._transport))
+        with self.phases.measure("connect"):
+            if self._transport in ("paramiko", "ssh2"):
+                nodelay_socket(driver.transport, target.host, target.ssh_port, LIBRARY_TIMEOUT_S)
+            driver.open()
+        try:
+            with self.phases.measure("commands"):
+                return [driver.send_command(command).result for command in commands]
+        finally:
+            with self.phases.measure("close"):
+                driver.close()
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        return await asyncio.to_thread(self.run_sync, commands)
+
+
+@asynccontextmanager
+async def pty_fresh(mode: Mode, target: Target, *, transport: str) -> AsyncIterator[Session]:
+    if transport == "asyncssh":
+        yield AsyncScrapliSession(target)
+    else:
+        yield _SyncScrapliSession(target, transport)
+
+
+async def fleet_host(target: Target, commands: Sequence[str]) -> list[str]:
+    """One fleet device with the asyncio driver over its asyncssh transport: open (PTY
+    shell, privilege and terminal setup), ``send_command`` per command, close."""
+    return await AsyncScrapliSession(target).run_iteration(commands)
