@@ -9,7 +9,7 @@ import pytest
 
 from bench_runner.sinks.line_protocol import format_points
 from transport_load import results
-from transport_load.lab import LabState, StepWindow
+from transport_load.state import LabState, StepWindow
 from transport_load.stats import Collector
 
 KEY = ("ssh-reuse", "ssh/reuse-conn", "paramiko 5.1.0")

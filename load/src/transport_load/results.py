@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING, Any
 from bench_runner.sinks.line_protocol import Point
 from transport_load import knee
 from transport_load.sinks import Sample, exposition
+from transport_load.state import LabState
 from transport_load.stats import Bucket, Key, merged, summarize
 from transport_load.transports import TRANSPORTS
 
 if TYPE_CHECKING:
     from locust.env import Environment
-
-    from transport_load.lab import LabState
 
 SCHEMA_VERSION = 1
 MEASUREMENT = "load"
@@ -24,7 +23,7 @@ RESOURCES_MEASUREMENT = "load_resources"
 STEP_MEASUREMENT = "load_step"
 
 
-def _run_tags(state: "LabState") -> dict[str, str]:
+def _run_tags(state: LabState) -> dict[str, str]:
     return {
         "run_id": state.run_id,
         "kind": state.kind,
@@ -33,14 +32,14 @@ def _run_tags(state: "LabState") -> dict[str, str]:
     }
 
 
-def _users_at(state: "LabState", second: int) -> int | None:
+def _users_at(state: LabState, second: int) -> int | None:
     for sample in state.resources:
         if int(sample["time"]) >= second:
             return int(sample["users"])
     return None
 
 
-def second_points(state: "LabState", horizon: int) -> list[Point]:
+def second_points(state: LabState, horizon: int) -> list[Point]:
     """One ``load`` point per second and (transport, mode, client) before ``horizon`` that
     is new or changed since it was last written (a late report rewrites the same point:
     same series and timestamp), and one ``load_resources`` point per new sample."""
@@ -81,7 +80,7 @@ def second_points(state: "LabState", horizon: int) -> list[Point]:
     return points
 
 
-def stored_points(state: "LabState") -> int:
+def stored_points(state: LabState) -> int:
     """Distinct points the run's series hold in InfluxDB (a rewrite replaces a point)."""
     return len(state.written) - 1 + state.written.get((-1, ("", "", "")), 0) if state.written else 0
 
@@ -98,7 +97,7 @@ PROM_HELP = {
 }
 
 
-def prometheus_text(state: "LabState", environment: "Environment") -> str:
+def prometheus_text(state: LabState, environment: "Environment") -> str:
     samples = []
     base = {"run_id": state.run_id, "profile": state.profile, "kind": state.kind}
     runner = environment.runner
@@ -137,7 +136,7 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _resources_between(state: "LabState", start: float, end: float) -> dict[str, float | None]:
+def _resources_between(state: LabState, start: float, end: float) -> dict[str, float | None]:
     window = [s for s in state.resources if start <= s["time"] < end]
 
     def series(name: str) -> list[float]:
@@ -155,7 +154,7 @@ def _resources_between(state: "LabState", start: float, end: float) -> dict[str,
     }
 
 
-def memory_trend(state: "LabState") -> dict[str, float | int | None]:
+def memory_trend(state: LabState) -> dict[str, float | int | None]:
     """The device's memory while every user runs (the samples at the run's most users):
     least-squares slope in bytes per minute and the first and last minute's means; a leak is
     a slope that stays positive at constant load."""
@@ -191,7 +190,7 @@ def _transport_rows(window: dict[Key, Bucket], seconds: float) -> list[dict[str,
     return rows
 
 
-def sweep_section(state: "LabState") -> dict[str, Any]:
+def sweep_section(state: LabState) -> dict[str, Any]:
     steps = []
     for step in state.steps:
         start = step.ramped if step.ramped is not None else step.started
@@ -232,7 +231,7 @@ def sweep_section(state: "LabState") -> dict[str, Any]:
     return {"steps": steps, "knees": knees}
 
 
-def step_points(state: "LabState", section: dict[str, Any]) -> list[Point]:
+def step_points(state: LabState, section: dict[str, Any]) -> list[Point]:
     points = []
     for number, step in enumerate(section["steps"]):
         at_knee = (section["knees"].get(step["transport"]) or {}).get("users") == step["users"]
@@ -257,7 +256,7 @@ def time_now() -> float:
     return datetime.now(UTC).timestamp()
 
 
-def load_section(state: "LabState", environment: "Environment") -> dict[str, Any]:
+def load_section(state: LabState, environment: "Environment") -> dict[str, Any]:
     options = environment.parsed_options
     started = state.started_at or datetime.now(UTC)
     finished = datetime.now(UTC)
@@ -329,7 +328,7 @@ def load_section(state: "LabState", environment: "Environment") -> dict[str, Any
     return section
 
 
-def write_results(state: "LabState", environment: "Environment") -> Path:
+def write_results(state: LabState, environment: "Environment") -> Path:
     """``results/<run>/results.json``: a load run's own file, or the ``load`` section added
     to the results.json already there (the runner's)."""
     directory = state.results_dir / state.run_id
