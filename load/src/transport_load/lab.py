@@ -22,11 +22,12 @@ from locust import events
 from locust.env import Environment
 from locust.runners import MasterRunner, WorkerRunner
 
+from bench_runner.influx_schema import LoadResourcesField
 from bench_runner.sinks.spool import Spool
 from transport_load import context, results
 from transport_load.inventory import Device, check_lab_only, load_inventory
 from transport_load.sinks import InfluxSink, PushgatewaySink
-from transport_load.state import LabState
+from transport_load.state import SAMPLE_TIME, LabState
 from transport_load.transports import COMMAND, MAX_DURATION_S, TRANSPORTS, parse_command
 
 FLUSH_S = 5.0
@@ -296,14 +297,17 @@ def _sample_loop(environment: Environment) -> None:
         runner = environment.runner
         if runner is None or STATE.started_at is None:
             continue
-        sample: dict[str, float] = {"time": time.time(), "users": float(runner.user_count)}
+        sample: dict[str, float] = {
+            SAMPLE_TIME: time.time(),
+            LoadResourcesField.USERS: float(runner.user_count),
+        }
         if latest and time.monotonic() - latest.get("at", 0.0) <= 3.0:
             sample.update({k: v for k, v in latest.items() if k != "at"})
         if isinstance(runner, MasterRunner):
             STATE.workers_seen = max(STATE.workers_seen, len(runner.clients))
         cpu, memory = _generator_usage(environment)
-        sample["generator_cpu_percent"] = cpu
-        sample["generator_memory_bytes"] = memory
+        sample[LoadResourcesField.GENERATOR_CPU_PERCENT] = cpu
+        sample[LoadResourcesField.GENERATOR_MEMORY_BYTES] = memory
         STATE.resources.append(sample)
 
 

@@ -13,6 +13,10 @@ from transport_load.sinks import InfluxSink, PushgatewaySink
 from transport_load.stats import Collector
 from transport_load.transports import COMMAND
 
+SAMPLE_TIME = "time"
+"""A resource sample's Unix time (its point's timestamp); its other keys are the
+``load_resources`` fields (influx_schema.LoadResourcesField)."""
+
 
 @dataclass
 class StepWindow:
