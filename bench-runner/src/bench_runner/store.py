@@ -164,14 +164,14 @@ def _holds_results(directory: Path) -> bool:
     )
 
 
-def runs(results_dir: Path) -> list[StoredRun]:
-    """Every run under ``results_dir``, oldest first (module docstring); none when the
-    directory does not exist."""
+def _read(results_dir: Path, prefixes: tuple[str, ...]) -> list[StoredRun]:
+    """The runs whose directory name (their id) starts with one of ``prefixes``, oldest
+    first; the other directories are not read."""
     if not results_dir.is_dir():
         return []
     found = []
     for directory in results_dir.iterdir():
-        if not _holds_results(directory):
+        if not directory.name.startswith(prefixes) or not _holds_results(directory):
             continue
         try:
             found.append(read_run(directory))
@@ -180,10 +180,15 @@ def runs(results_dir: Path) -> list[StoredRun]:
     return sorted(found, key=lambda run: (run.started_at, run.run_id))
 
 
+def runs(results_dir: Path) -> list[StoredRun]:
+    """Every run under ``results_dir``, oldest first (module docstring); none when the
+    directory does not exist."""
+    return _read(results_dir, ("",))
+
+
 def matching(results_dir: Path, prefixes: Iterable[str]) -> list[StoredRun]:
     """The runs whose id starts with any of ``prefixes``, oldest first."""
-    wanted = tuple(prefixes)
-    return [run for run in runs(results_dir) if run.run_id.startswith(wanted)]
+    return _read(results_dir, tuple(prefixes))
 
 
 def find_run(results_dir: Path, name: str) -> StoredRun:
@@ -194,8 +199,7 @@ def find_run(results_dir: Path, name: str) -> StoredRun:
             return read_run(directory)
         except UnreadableRunError as exc:
             raise RunNotFoundError(f"run {name!r} cannot be read: {exc}") from exc
-    every = runs(results_dir)
-    found = [run for run in every if run.run_id.startswith(name)]
+    found = matching(results_dir, [name])
     if len(found) == 1:
         return found[0]
     if found:
@@ -203,7 +207,7 @@ def find_run(results_dir: Path, name: str) -> StoredRun:
             f"{name!r} starts {len(found)} runs under {results_dir}, name one: "
             + ", ".join(run.run_id for run in found)
         )
-    latest = ", ".join(run.run_id for run in every[-LATEST_NAMED:])
+    latest = ", ".join(run.run_id for run in runs(results_dir)[-LATEST_NAMED:])
     raise RunNotFoundError(
         f"no run {name!r} under {results_dir}, and no run id starts with it"
         + (f" (the latest: {latest})" if latest else " (it holds no run)")
