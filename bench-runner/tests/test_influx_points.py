@@ -1,12 +1,32 @@
 """What the runner writes to InfluxDB: one distinct point per iteration, per mode and per
 run, each series named by (mode, client and version, parameters)."""
 
+import ast
+import sys
+from dataclasses import replace
 from datetime import timedelta
+from pathlib import Path
 
+from bench_runner import influx_schema
+from bench_runner.influx_schema import (
+    Measurement,
+    field_names,
+    phase_p50_field,
+    tag_names,
+    wire_p50_field,
+)
+from bench_runner.phases import PHASES, summarize_phases
+from bench_runner.resources import ResourceUsage
 from bench_runner.results import IterationRecord, ModeRun, RunResult
+from bench_runner.rtt_model import RttModel
 from bench_runner.rtt_probe import RttCheck
 from bench_runner.sinks.influx import epoch_ns, run_points
 from bench_runner.sinks.line_protocol import format_points
+from bench_runner.verdicts.model import Verdict
+from bench_runner.wire.model import FIELDS as WIRE_COUNTERS
+from bench_runner.wire.model import WireCounts, WireIteration, summarize_wire
+from bench_runner.wire.timeline import PARTS as TIME_PARTS
+from bench_runner.wire.timeline import TimeSplit, summarize_splits
 
 
 def test_every_point_is_stored_even_when_iterations_start_in_the_same_instant(
@@ -121,3 +141,135 @@ def test_model_fields_carry_the_added_rtt_and_the_prediction(
     summary = next(p for p in run_points(run, mode_runs) if p.measurement == "mode_summary")
     assert summary.fields["added_rtt_ms"] == 30.1
     assert summary.fields["rtt_model_p50_ms"] is None  # no local reference: no model
+
+
+WIRE = WireIteration(
+    round_trips=3,
+    connects=1,
+    packets_out=5,
+    packets_in=6,
+    segments_out=5,
+    segments_in=5,
+    bytes_out=100,
+    bytes_in=2000,
+    ip_bytes_out=300,
+    ip_bytes_in=2300,
+)
+SPLIT = TimeSplit(
+    network_ms=1.0,
+    device_ms=2.0,
+    client_ms=3.0,
+    stall_ms=0.5,
+    stalls=1,
+    device_stalls=1,
+    client_stalls=0,
+    unaccounted_ms=0.01,
+)
+EVERY_PHASE = dict.fromkeys(PHASES, 1.0)
+
+
+def with_everything(mode_run: ModeRun, parameters: dict[str, str | int]) -> ModeRun:
+    """``mode_run`` with all a mode and its iterations can carry."""
+    records = [
+        replace(record, wire=WIRE, phases=EVERY_PHASE, time_split=SPLIT, excluded="x")
+        for record in mode_run.records
+    ]
+    usage = ResourceUsage(
+        elapsed_s=0.1,
+        runner_cpu_s=0.02,
+        runner_rss_peak_bytes=5,
+        device_cpu_s=0.01,
+        device_memory_peak_bytes=7,
+        device_samples=2,
+        device_error=None,
+    )
+    model = RttModel(
+        local_run_id="l",
+        local_p50_ms=1.0,
+        round_trips=3.0,
+        round_trips_source="wire",
+        added_rtt_ms=30.0,
+        predicted_p50_ms=91.0,
+    )
+    check = RttCheck(
+        applies=True,
+        tolerance_ms=3.0,
+        added_rtt_ms=30.1,
+        deviation_ms=0.1,
+        passed=True,
+        reason=None,
+    )
+    verdict = Verdict(
+        verdict="regression",
+        median_ms=36.0,
+        nights=9,
+        change_pct=1.0,
+        robust_z=4.0,
+        threshold_pct=5.0,
+        baseline_median_ms=32.0,
+        baseline_mad_ms=0.5,
+        rule="tonight",
+        changepoint_run_id="n3",
+    )
+    mode = mode_run.result.model_copy(
+        update={
+            "parameters": parameters,
+            "resources": usage,
+            "wire": WireCounts(available=True, per_iteration=[WIRE], p50=summarize_wire([WIRE])),
+            "phases": summarize_phases([EVERY_PHASE]),
+            "time_split": summarize_splits(30.0, [SPLIT]),
+            "verdict": verdict,
+            "rtt_model": model,
+            "rtt_check": check,
+            "speedup_vs_baseline": 1.5,
+            "p50_vs_floor": 1.2,
+            "transfer_bytes": 1000,
+            "throughput_mb_s": 2.5,
+        }
+    )
+    return ModeRun(mode, records)
+
+
+def test_every_name_a_run_writes_is_in_the_schema(
+    sample_run: tuple[RunResult, list[ModeRun]],
+) -> None:
+    """Each measurement, tag and field of a run with everything a mode can carry is named
+    in influx_schema, where the dashboards' generator reads them."""
+    run, mode_runs = sample_run
+    first, second = mode_runs  # every parameter between them
+    full = [
+        with_everything(first, {"framing": "1.1", "reply_bytes": 1024, "bulk_size": "10M"}),
+        with_everything(second, {"hosts": 2, "repeats": 3}),
+    ]
+    judged = run.model_copy(update={"modes": [mode_run.result for mode_run in full]})
+    points = run_points(judged, full)
+    assert {point.measurement for point in points} == {
+        Measurement.RUN,
+        Measurement.ITERATION,
+        Measurement.MODE_SUMMARY,
+        Measurement.VERDICT,
+    }
+    for point in points:
+        declared = field_names(point.measurement, PHASES, WIRE_COUNTERS, TIME_PARTS)
+        assert set(point.fields) <= declared, (point.measurement, set(point.fields) - declared)
+        assert set(point.tags) <= tag_names(), set(point.tags) - tag_names()
+    summary = next(point for point in points if point.measurement == Measurement.MODE_SUMMARY)
+    assert summary.fields[wire_p50_field("round_trips")] == 3.0
+    assert summary.fields[phase_p50_field("auth")] == 1.0
+
+
+def test_the_schema_module_is_pure() -> None:
+    """The load generator's and the dashboards' images install bench-runner without its
+    dependencies: the schema imports nothing beyond the standard library."""
+    tree = ast.parse(Path(influx_schema.__file__).read_text(encoding="utf-8"))
+    imported = {
+        name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for name in (
+            [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+        )
+    }
+    assert imported <= sys.stdlib_module_names, imported - sys.stdlib_module_names

@@ -76,9 +76,17 @@ def test_status_registry_has_the_last_success_only_on_success() -> None:
 
 
 def write_run(results: Path, name: str, finished: datetime) -> Path:
+    """A run's directory as the store reads it: its id, its times, a profile and modes."""
     directory = results / name
     directory.mkdir(parents=True)
-    (directory / "results.json").write_text(json.dumps({"finished_at": finished.isoformat()}))
+    document = {
+        "run_id": name,
+        "started_at": (finished - timedelta(minutes=5)).isoformat(),
+        "finished_at": finished.isoformat(),
+        "profile": {"name": "local"},
+        "modes": [],
+    }
+    (directory / "results.json").write_text(json.dumps(document))
     return directory
 
 
@@ -95,6 +103,12 @@ def test_old_runs_only_whole_run_directories_past_the_limit(tmp_path: Path) -> N
     broken.mkdir()
     (broken / "results.json").write_text("{")
     (tmp_path / "nightly-link").symlink_to(old)
+    copy = tmp_path / "nightly-copy"  # a copy of a run is not that run
+    copy.mkdir()
+    (copy / "results.json").write_text((old / "results.json").read_text())
+    other_tool = tmp_path / "nightly-other"  # another tool's results.json is no run's
+    other_tool.mkdir()
+    (other_tool / "results.json").write_text(json.dumps({"finished_at": "2026-01-01T00:00Z"}))
     assert [run.path for run in old_runs(tmp_path, 30, NOW, "nightly-")] == [old]
     assert len(old_runs(tmp_path, 30, NOW)) == 2  # no prefix: every run
     assert old_runs(tmp_path, 0, NOW) == []  # 0 keeps everything

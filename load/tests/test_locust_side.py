@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
+from bench_runner.influx_schema import LoadStepField, Measurement
 from bench_runner.sinks.line_protocol import format_points
 from transport_load import results
-from transport_load.lab import LabState, StepWindow
+from transport_load.state import LabState, StepWindow
 from transport_load.stats import Collector
 
 KEY = ("ssh-reuse", "ssh/reuse-conn", "paramiko 5.1.0")
@@ -78,6 +79,22 @@ def test_sweep_steps_are_taken_after_the_ramp_and_the_knee_found(tmp_path: Path)
     assert second["window_s"] == 5
     assert first["device_cpu_cores"] == 0.5
     assert section["knees"]["ssh-reuse"]["users"] in (1, 10)
+
+
+def test_every_figure_of_a_step_is_a_load_step_field(tmp_path: Path) -> None:
+    """The schema names what a step point carries: no figure of a step is left out of it."""
+    state = _state(tmp_path)
+    state.kind = "sweep"
+    state.steps = [StepWindow("ssh-reuse", 1, 999.0, ramped=999.5, ended=1004.0)]
+    section = results.sweep_section(state)
+    [point] = results.step_points(state, section)
+    figures = {
+        key
+        for key, value in section["steps"][0].items()
+        if isinstance(value, int | float) and not isinstance(value, bool)
+    }
+    assert set(point.fields) == figures | {LoadStepField.KNEE}
+    assert point.measurement == Measurement.LOAD_STEP
 
 
 def test_results_json_load_section(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """The load package's pure parts: inventory, statistics, knee, NETCONF framing, sinks, CLI."""
 
+import ast
 import json
 from pathlib import Path
 
@@ -348,3 +349,32 @@ def test_both_ssh_libraries_have_fresh_and_reused_exec_users() -> None:
         fresh, reuse = TRANSPORTS["ssh-fresh" + library], TRANSPORTS["ssh-reuse" + library]
         assert (fresh.mode, reuse.mode) == ("ssh/fresh-conn", "ssh/reuse-conn")
     assert TRANSPORTS["ssh-fresh-libssh2"].client == "parallel-ssh"
+
+
+def _imports(path: Path) -> set[str]:
+    """The package's modules ``path`` imports, those for type checking only included."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "transport_load":
+            found |= {f"transport_load.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+    return {name for name in found if name.startswith("transport_load.")}
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    """The package's imports form no cycle (lab.py calls results.py, which reads the state
+    model from state.py): a module's dependencies never reach back to it."""
+    package = Path(cli.__file__).parent
+    graph = {f"transport_load.{path.stem}": _imports(path) for path in package.glob("*.py")}
+
+    def reaches(start: str, target: str, seen: set[str]) -> bool:
+        for module in graph.get(start, set()) - seen:
+            seen.add(module)
+            if module == target or reaches(module, target, seen):
+                return True
+        return False
+
+    assert [module for module in graph if reaches(module, module, set())] == []

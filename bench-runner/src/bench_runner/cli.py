@@ -58,9 +58,9 @@ from bench_runner.reproduce.tables import comparison_markdown
 from bench_runner.results import new_run_id
 from bench_runner.settings import Settings
 from bench_runner.sinks.replay import replay_spool
+from bench_runner.store import RunNotFoundError
 from bench_runner.verdicts.judge import summary_line
 from bench_runner.verdicts.table import (
-    RunNotFoundError,
     latest_run_id,
     load_judged,
     plan_config,
@@ -467,7 +467,7 @@ def report_html(
             runs = report_runs.sweep_runs(results_dir, main)
         else:
             runs = report_runs.latest_runs(results_dir, last)
-    except report_runs.RunNotFoundError as error:
+    except RunNotFoundError as error:
         raise _fail(str(error), EXIT_USAGE) from error
     _report_done(build_report(results_dir, runs, baseline=baseline, output=output))
 
@@ -487,7 +487,7 @@ def compare(
     try:
         a = report_runs.find_run(results_dir, run_a)
         b = report_runs.find_run(results_dir, run_b)
-    except report_runs.RunNotFoundError as error:
+    except RunNotFoundError as error:
         raise _fail(str(error), EXIT_USAGE) from error
     files = build_comparison(results_dir, a, b, output=output)
     _report_done(files)

@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
+from bench_runner.influx_schema import phase_field, phase_p50_field
 from bench_runner.stats import percentile
 
 PHASES: tuple[str, ...] = (
@@ -87,9 +88,9 @@ def summarize_phases(per_iteration: list[dict[str, float]]) -> PhaseSummary | No
     return PhaseSummary(per_iteration=per_iteration, p50_ms=p50)
 
 
-ITERATION_COLUMNS: tuple[str, ...] = tuple(f"phase_{name}_ms" for name in PHASES)
+ITERATION_COLUMNS: tuple[str, ...] = tuple(phase_field(name) for name in PHASES)
 """Per-iteration CSV columns and InfluxDB ``iteration`` fields."""
-SUMMARY_COLUMNS: tuple[str, ...] = tuple(f"phase_{name}_p50_ms" for name in PHASES)
+SUMMARY_COLUMNS: tuple[str, ...] = tuple(phase_p50_field(name) for name in PHASES)
 """Per-mode CSV columns and InfluxDB ``mode_summary`` fields."""
 
 

@@ -9,11 +9,12 @@ to make on the wire (the same sum with the counted p50); both only mean somethin
 added delay.
 """
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from bench_runner import store
 
 
 @dataclass(frozen=True)
@@ -101,10 +102,10 @@ def run_figures(document: dict[str, Any]) -> RunFigures:
 
 
 def load_runs(results_dir: Path, prefixes: list[str]) -> list[RunFigures]:
-    """Runs whose directory name starts with one of ``prefixes``, oldest name first."""
-    paths = sorted(
-        path
-        for path in results_dir.glob("*/results.json")
-        if any(path.parent.name.startswith(prefix) for prefix in prefixes)
-    )
-    return [run_figures(json.loads(path.read_text(encoding="utf-8"))) for path in paths]
+    """The runner's runs whose id starts with one of ``prefixes``, oldest first (store.py;
+    a load run has no modes to set against the physics)."""
+    return [
+        run_figures(run.document)
+        for run in store.matching(results_dir, prefixes)
+        if run.kind == "runner"
+    ]

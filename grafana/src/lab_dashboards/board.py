@@ -4,13 +4,13 @@ as annotations, and the JSON details Grafana 12.2 provisioning needs."""
 import json
 from typing import Any
 
+from bench_runner.influx_schema import Measurement, RunField, Tag, VerdictField
 from grafana_foundation_sdk.builders.dashboard import Dashboard, DashboardLink
 from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models.dashboard import DashboardLinkType
 
 from lab_dashboards.datasources import INFLUXDB
-from lab_dashboards.influxql import matches, quoted
-from lab_dashboards.schema import RUN, VERDICT
+from lab_dashboards.influxql import equals, matches, quoted
 
 TAG = "transport-lab"
 GRAFANA_VERSION = "12.2.1"
@@ -48,14 +48,15 @@ def runs_annotation(profile_variable: str | None) -> dict[str, Any]:
     run id, plan, modes, failed iterations and commit."""
     where = ["$timeFilter"]
     if profile_variable is not None:
-        where.append(matches("profile", profile_variable))
+        where.append(matches(Tag.PROFILE, profile_variable))
     return {
         "name": "Runs",
         "datasource": INFLUXDB.to_json(),
         "enable": True,
         "iconColor": "#8AB8FF",
-        "query": f'SELECT "title" FROM {quoted(RUN)} WHERE {" AND ".join(where)}',
-        "textColumn": "title",
+        "query": f"SELECT {quoted(RunField.TITLE)} FROM {quoted(Measurement.RUN)} "
+        f"WHERE {' AND '.join(where)}",
+        "textColumn": RunField.TITLE,
     }
 
 
@@ -64,16 +65,18 @@ def verdicts_annotation(profile_variable: str) -> dict[str, Any]:
     to have, marked at the run's start and titled with the series and its change."""
     where = (
         "$timeFilter",
-        matches("profile", profile_variable),
-        "(\"verdict\" = 'regression' OR \"verdict\" = 'improved')",
+        matches(Tag.PROFILE, profile_variable),
+        f"({equals(VerdictField.VERDICT, 'regression')} OR "
+        f"{equals(VerdictField.VERDICT, 'improved')})",
     )
     return {
         "name": "Verdicts",
         "datasource": INFLUXDB.to_json(),
         "enable": True,
         "iconColor": "#F2495C",
-        "query": f'SELECT "title" FROM {quoted(VERDICT)} WHERE {" AND ".join(where)}',
-        "textColumn": "title",
+        "query": f"SELECT {quoted(VerdictField.TITLE)} FROM {quoted(Measurement.VERDICT)} "
+        f"WHERE {' AND '.join(where)}",
+        "textColumn": VerdictField.TITLE,
     }
 
 

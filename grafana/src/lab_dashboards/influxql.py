@@ -14,6 +14,7 @@ the custom "All" value ``.*`` in raw, which also matches points without that tag
 from dataclasses import dataclass
 from typing import Literal
 
+from bench_runner.influx_schema import SummaryField
 from grafana_foundation_sdk.cog import builder as cogbuilder
 from grafana_foundation_sdk.cog import variants as cogvariants
 from grafana_foundation_sdk.models.common import DataSourceRef
@@ -29,6 +30,12 @@ def quoted(identifier: str) -> str:
 def matches(tag: str, variable: str) -> str:
     """``tag`` matches the dashboard variable's selection."""
     return f"{quoted(tag)} =~ /^${variable}$/"
+
+
+def equals(tag: str, value: str) -> str:
+    """``tag`` is ``value`` (a string literal)."""
+    escaped = value.replace("\\", "\\\\").replace("'", "\\'")
+    return f"{quoted(tag)} = '{escaped}'"
 
 
 def one_of(tag: str, values: tuple[str, ...]) -> str:
@@ -58,7 +65,7 @@ def raw(field: str, name: str) -> Column:
 
 def per_iteration_ms(field_s: str, name: str) -> Column:
     """A per-mode total in seconds as milliseconds per measured iteration."""
-    return Column(f'last({quoted(field_s)}) / last("n") * 1000', name)
+    return Column(f"last({quoted(field_s)}) / last({quoted(SummaryField.N)}) * 1000", name)
 
 
 @dataclass(frozen=True)

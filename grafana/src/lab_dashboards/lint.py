@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from bench_runner.influx_schema import Measurement, Tag
 
 from lab_dashboards.board import GRAFANA_VERSION, SCHEMA_VERSION, TAG
+from lab_dashboards.influxql import matches
 
 BUILTIN_VARIABLES = {
     "timeFilter",
@@ -23,10 +25,10 @@ BUILTIN_VARIABLES = {
     "__range",
     "__all",
 }
-IDENTITY_TAGS = ({"series"}, {"mode", "client", "client_version"})
+IDENTITY_TAGS = ({Tag.SERIES}, {Tag.MODE, Tag.CLIENT, Tag.CLIENT_VERSION})
 """A query of per-series measurements keeps series apart by grouping on one of these, or
 is repeated per value of the series variable."""
-PER_SERIES_MEASUREMENTS = ("mode_summary", "iteration")
+PER_SERIES_MEASUREMENTS = (Measurement.MODE_SUMMARY, Measurement.ITERATION)
 UNITLESS_PANELS = {"row", "text"}
 
 
@@ -88,7 +90,7 @@ def lint_panel(panel: dict[str, Any], variables: set[str]) -> list[str]:
             problems.append(f"{title}: ${name} is not a variable of the dashboard")
         measurement = re.search(r'FROM "(\w+)"', text)
         repeated = panel.get("repeat")
-        one_series = repeated and f'"series" =~ /^${repeated}$/' in text
+        one_series = repeated and matches(Tag.SERIES, repeated) in text
         if measurement and measurement.group(1) in PER_SERIES_MEASUREMENTS and not one_series:
             grouped = _group_by_tags(text)
             if not any(identity <= grouped for identity in IDENTITY_TAGS):

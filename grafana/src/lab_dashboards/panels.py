@@ -4,6 +4,8 @@ always one measured series and its label says which."""
 
 from collections.abc import Mapping
 
+from bench_runner.influx_schema import Measurement, Tag, time_p50_field
+from bench_runner.wire.timeline import PARTS as TIME_PARTS
 from grafana_foundation_sdk.builders import barchart, bargauge, table, timeseries, xychart
 from grafana_foundation_sdk.builders.common import ReduceDataOptions, VizLegendOptions
 from grafana_foundation_sdk.builders.prometheus import Dataquery as PrometheusQuery
@@ -24,7 +26,6 @@ from grafana_foundation_sdk.models.xychart import SeriesMapping, XYShowMode
 
 from lab_dashboards.datasources import INFLUXDB, PROMETHEUS
 from lab_dashboards.influxql import Column, InfluxQuery, Select, last
-from lab_dashboards.schema import MODE_SUMMARY, SERIES_TAG, TIME_PARTS
 
 FULL, HALF, THIRD = 24, 12, 8
 TIMES = "\u00d7"
@@ -76,16 +77,16 @@ def series_bars(
     width: int = HALF,
 ) -> barchart.Panel:
     """Horizontal bars, one group per series of the run, one bar per column."""
-    select = Select(columns, MODE_SUMMARY, where, (SERIES_TAG,))
+    select = Select(columns, Measurement.MODE_SUMMARY, where, (Tag.SERIES,))
     return (
         barchart.Panel()
         .title(title)
         .description(description)
         .datasource(INFLUXDB)
         .with_target(InfluxQuery(INFLUXDB, select))
-        .with_transformation(columns_in_order((SERIES_TAG,), columns))
-        .with_transformation(sorted_by(SERIES_TAG))
-        .x_field(SERIES_TAG)
+        .with_transformation(columns_in_order((Tag.SERIES,), columns))
+        .with_transformation(sorted_by(Tag.SERIES))
+        .x_field(Tag.SERIES)
         .orientation(VizOrientation.HORIZONTAL)
         .stacking(StackingMode.NORMAL if stacked else StackingMode.NONE)
         .x_tick_label_max_length(70)
@@ -103,8 +104,8 @@ def series_table(
     where: tuple[str, ...],
     units: Mapping[str, str],
     *,
-    group_by: tuple[str, ...] = (SERIES_TAG,),
-    measurement: str = MODE_SUMMARY,
+    group_by: tuple[str, ...] = (Tag.SERIES,),
+    measurement: str = Measurement.MODE_SUMMARY,
     height: int = 10,
     width: int = FULL,
 ) -> table.Panel:
@@ -287,7 +288,7 @@ def time_split_bars(
     title: str, where: tuple[str, ...], *, height: int = 12, width: int = FULL
 ) -> barchart.Panel:
     """Stacked bars of the time split's parts, one bar per series."""
-    columns = tuple(last(f"time_{part}_p50_ms", part) for part in TIME_PARTS)
+    columns = tuple(last(time_p50_field(part), part) for part in TIME_PARTS)
     return series_bars(
         title,
         TIME_SPLIT_DESCRIPTION,

@@ -1,6 +1,7 @@
 """Template variables: each lists the values of one InfluxDB tag, narrowed by the ones
 chosen before it (profile, then run, then transport, then client, then parameters)."""
 
+from bench_runner.influx_schema import Measurement, Tag
 from grafana_foundation_sdk.builders.dashboard import QueryVariable
 from grafana_foundation_sdk.models.dashboard import (
     VariableOption,
@@ -10,7 +11,6 @@ from grafana_foundation_sdk.models.dashboard import (
 
 from lab_dashboards.datasources import INFLUXDB
 from lab_dashboards.influxql import matches, quoted
-from lab_dashboards.schema import MODE_SUMMARY
 
 ALL = "$__all"
 ALL_VALUE = ".*"
@@ -56,7 +56,7 @@ def choice(
     description: str,
     newest_first: bool = False,
     default: str | None = None,
-    measurement: str = MODE_SUMMARY,
+    measurement: str = Measurement.MODE_SUMMARY,
 ) -> QueryVariable:
     """One value at a time (a profile, a run)."""
     order = VariableSort.ALPHABETICAL_DESC if newest_first else VariableSort.ALPHABETICAL_ASC
@@ -74,7 +74,7 @@ def narrowing(
     where: tuple[str, ...] = (),
     *,
     description: str,
-    measurement: str = MODE_SUMMARY,
+    measurement: str = Measurement.MODE_SUMMARY,
     custom_all: bool = True,
 ) -> QueryVariable:
     """Any number of values, all by default. ``custom_all`` puts All in as ``.*`` (one
@@ -93,17 +93,17 @@ def profile(default: str = "regional") -> QueryVariable:
     return choice(
         "profile",
         "Profile",
-        "profile",
+        Tag.PROFILE,
         default=default,
         description="netem latency profile the runs were measured under",
     )
 
 
-def run(where: tuple[str, ...] = (matches("profile", "profile"),)) -> QueryVariable:
+def run(where: tuple[str, ...] = (matches(Tag.PROFILE, "profile"),)) -> QueryVariable:
     return choice(
         "run_id",
         "Run",
-        "run_id",
+        Tag.RUN_ID,
         where,
         newest_first=True,
         description="bench-runner run (one profile of one `bench-runner run`); "
@@ -111,29 +111,31 @@ def run(where: tuple[str, ...] = (matches("profile", "profile"),)) -> QueryVaria
     )
 
 
-RUN_SCOPE: tuple[str, ...] = (matches("profile", "profile"), matches("run_id", "run_id"))
+RUN_SCOPE: tuple[str, ...] = (matches(Tag.PROFILE, "profile"), matches(Tag.RUN_ID, "run_id"))
 """Points of the selected run."""
 
 
 def transport(where: tuple[str, ...] = RUN_SCOPE) -> QueryVariable:
     return narrowing(
-        "transport", "Transport", "transport", where, description="ssh, https, netconf or tunnel"
+        "transport", "Transport", Tag.TRANSPORT, where, description="ssh, https, netconf or tunnel"
     )
 
 
 def client(
-    where: tuple[str, ...] = (*RUN_SCOPE, matches("transport", "transport")),
+    where: tuple[str, ...] = (*RUN_SCOPE, matches(Tag.TRANSPORT, "transport")),
 ) -> QueryVariable:
     return narrowing(
         "client",
         "Client library",
-        "client",
+        Tag.CLIENT,
         where,
         description="the library that did the mode; floor clients: asyncssh, httpx, python-ssl",
     )
 
 
-def mode(where: tuple[str, ...] = (*RUN_SCOPE, matches("transport", "transport"))) -> QueryVariable:
+def mode(
+    where: tuple[str, ...] = (*RUN_SCOPE, matches(Tag.TRANSPORT, "transport")),
+) -> QueryVariable:
     return narrowing(
-        "mode", "Mode", "mode", where, description="what one iteration does (bench-runner modes)"
+        "mode", "Mode", Tag.MODE, where, description="what one iteration does (bench-runner modes)"
     )

@@ -12,6 +12,8 @@ from typing import Any
 
 import requests
 
+from bench_runner.influx_schema import LoadResourcesField
+
 PROBE_SAMPLES = 10
 TIMEOUT_S = 5.0
 CONTAINER_CPU = "device_container_cpu_seconds_total"
@@ -129,10 +131,11 @@ class DeviceSampler:
         metrics = device_metrics(self.metrics_url)
         out: dict[str, float] = {}
         if CONTAINER_MEMORY in metrics:
-            out["device_memory_bytes"] = metrics[CONTAINER_MEMORY]
+            out[LoadResourcesField.DEVICE_MEMORY_BYTES] = metrics[CONTAINER_MEMORY]
         if CONTAINER_CPU in metrics:
             cpu = metrics[CONTAINER_CPU]
             if self._last is not None and now > self._last[0] and cpu >= self._last[1]:
-                out["device_cpu_cores"] = (cpu - self._last[1]) / (now - self._last[0])
+                cores = (cpu - self._last[1]) / (now - self._last[0])
+                out[LoadResourcesField.DEVICE_CPU_CORES] = cores
             self._last = (now, cpu)
         return out

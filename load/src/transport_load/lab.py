@@ -1,4 +1,4 @@
-"""What a load run shares across its users and processes, and Locust's event hooks.
+"""The load run's state (one ``LabState`` per process, state.py) and Locust's event hooks.
 
 Workers (and a standalone process) record every request into a per-second Collector and
 hand it to the master with Locust's own stats report (``report_to_master``); the master
@@ -8,12 +8,10 @@ every second, writes settled seconds to InfluxDB and pushes to the Pushgateway e
 """
 
 import argparse
-import itertools
 import logging
 import os
 import socket
 import time
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,18 +22,12 @@ from locust import events
 from locust.env import Environment
 from locust.runners import MasterRunner, WorkerRunner
 
+from bench_runner.influx_schema import LoadResourcesField
 from bench_runner.sinks.spool import Spool
 from transport_load import context, results
-from transport_load.inventory import (
-    Device,
-    Inventory,
-    check_lab_only,
-    device_for,
-    lab_device,
-    load_inventory,
-)
+from transport_load.inventory import Device, check_lab_only, load_inventory
 from transport_load.sinks import InfluxSink, PushgatewaySink
-from transport_load.stats import Collector
+from transport_load.state import SAMPLE_TIME, LabState
 from transport_load.transports import COMMAND, MAX_DURATION_S, TRANSPORTS, parse_command
 
 FLUSH_S = 5.0
@@ -47,51 +39,6 @@ log = logging.getLogger("transport_load")
 # lines a second under load, and the logging would be measured with the operations.
 logging.getLogger("paramiko").setLevel(logging.WARNING)
 logging.getLogger("pssh").setLevel(logging.WARNING)
-
-
-@dataclass
-class StepWindow:
-    transport: str
-    users: int
-    started: float
-    ramped: float | None = None
-    ended: float | None = None
-
-
-@dataclass
-class LabState:
-    inventory: Inventory = field(default_factory=lab_device)
-    profile: str = "unknown"
-    run_id: str = ""
-    kind: str = "load"
-    command: str = COMMAND
-    plan: str = ""
-    """The plan the run belongs to (a reproduction's), recorded in results.json."""
-    results_dir: Path = Path("/results")
-    role: str = "local"
-    collector: Collector = field(default_factory=Collector)
-    _counter: "itertools.count[int]" = field(default_factory=itertools.count)
-    worker_index: int = 0
-    workers: int = 1
-    started_at: datetime | None = None
-    context: dict[str, Any] = field(default_factory=dict)
-    resources: list[dict[str, float]] = field(default_factory=list)
-    steps: list[StepWindow] = field(default_factory=list)
-    influx: InfluxSink | None = None
-    pushgateway: PushgatewaySink | None = None
-    written: dict[tuple[int, tuple[str, str, str]], int] = field(default_factory=dict)
-    """(second, key) -> requests of the point last written for it."""
-    finished: bool = False
-    web_ui_limit_s: float | None = None
-    """With the web UI: how long a test may run at most. The form's run time may be cleared
-    or raised; this bound (the run time the lab was started with) holds anyway."""
-    workers_seen: int = 0
-    """Most workers connected at once (the master; they are gone by the end)."""
-
-    def next_device(self) -> Device:
-        return device_for(
-            self.inventory.devices, next(self._counter), self.worker_index, self.workers
-        )
 
 
 STATE = LabState()
@@ -350,14 +297,17 @@ def _sample_loop(environment: Environment) -> None:
         runner = environment.runner
         if runner is None or STATE.started_at is None:
             continue
-        sample: dict[str, float] = {"time": time.time(), "users": float(runner.user_count)}
+        sample: dict[str, float] = {
+            SAMPLE_TIME: time.time(),
+            LoadResourcesField.USERS: float(runner.user_count),
+        }
         if latest and time.monotonic() - latest.get("at", 0.0) <= 3.0:
             sample.update({k: v for k, v in latest.items() if k != "at"})
         if isinstance(runner, MasterRunner):
             STATE.workers_seen = max(STATE.workers_seen, len(runner.clients))
         cpu, memory = _generator_usage(environment)
-        sample["generator_cpu_percent"] = cpu
-        sample["generator_memory_bytes"] = memory
+        sample[LoadResourcesField.GENERATOR_CPU_PERCENT] = cpu
+        sample[LoadResourcesField.GENERATOR_MEMORY_BYTES] = memory
         STATE.resources.append(sample)
 
 
@@ -387,4 +337,4 @@ def _quitting(environment: Environment, **_: Any) -> None:
     log.info("load results: %s", path)
 
 
-__all__ = ["STATE", "TRANSPORTS", "LabState", "StepWindow", "client_label", "flush"]
+__all__ = ["STATE", "TRANSPORTS", "client_label", "flush"]

@@ -7,40 +7,44 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bench_runner.influx_schema import (
+    LOAD_STEP_FIGURES,
+    LoadField,
+    LoadResourcesField,
+    LoadStepField,
+    Measurement,
+    Tag,
+)
 from bench_runner.sinks.line_protocol import Point
 from transport_load import knee
 from transport_load.sinks import Sample, exposition
+from transport_load.state import SAMPLE_TIME, LabState
 from transport_load.stats import Bucket, Key, merged, summarize
 from transport_load.transports import TRANSPORTS
 
 if TYPE_CHECKING:
     from locust.env import Environment
 
-    from transport_load.lab import LabState
-
 SCHEMA_VERSION = 1
-MEASUREMENT = "load"
-RESOURCES_MEASUREMENT = "load_resources"
-STEP_MEASUREMENT = "load_step"
 
 
-def _run_tags(state: "LabState") -> dict[str, str]:
+def _run_tags(state: LabState) -> dict[str, str]:
     return {
-        "run_id": state.run_id,
-        "kind": state.kind,
-        "profile": state.profile,
-        "devices": str(len(state.inventory.devices)),
+        Tag.RUN_ID: state.run_id,
+        Tag.KIND: state.kind,
+        Tag.PROFILE: state.profile,
+        Tag.DEVICES: str(len(state.inventory.devices)),
     }
 
 
-def _users_at(state: "LabState", second: int) -> int | None:
+def _users_at(state: LabState, second: int) -> int | None:
     for sample in state.resources:
-        if int(sample["time"]) >= second:
-            return int(sample["users"])
+        if int(sample[SAMPLE_TIME]) >= second:
+            return int(sample[LoadResourcesField.USERS])
     return None
 
 
-def second_points(state: "LabState", horizon: int) -> list[Point]:
+def second_points(state: LabState, horizon: int) -> list[Point]:
     """One ``load`` point per second and (transport, mode, client) before ``horizon`` that
     is new or changed since it was last written (a late report rewrites the same point:
     same series and timestamp), and one ``load_resources`` point per new sample."""
@@ -52,36 +56,36 @@ def second_points(state: "LabState", horizon: int) -> list[Point]:
         transport, mode, client = key
         points.append(
             Point(
-                MEASUREMENT,
-                {**_run_tags(state), "transport": transport, "mode": mode, "client": client},
+                Measurement.LOAD,
+                {**_run_tags(state), Tag.TRANSPORT: transport, Tag.MODE: mode, Tag.CLIENT: client},
                 {
-                    "requests": bucket.requests,
-                    "failures": bucket.failures,
-                    "bytes": bucket.bytes,
-                    "mean_ms": bucket.mean_ms,
-                    "p50_ms": bucket.percentile(0.50),
-                    "p95_ms": bucket.percentile(0.95),
-                    "p99_ms": bucket.percentile(0.99),
-                    "max_ms": bucket.max_ms,
-                    "users": _users_at(state, second),
+                    LoadField.REQUESTS: bucket.requests,
+                    LoadField.FAILURES: bucket.failures,
+                    LoadField.BYTES: bucket.bytes,
+                    LoadField.MEAN_MS: bucket.mean_ms,
+                    LoadField.P50_MS: bucket.percentile(0.50),
+                    LoadField.P95_MS: bucket.percentile(0.95),
+                    LoadField.P99_MS: bucket.percentile(0.99),
+                    LoadField.MAX_MS: bucket.max_ms,
+                    LoadField.USERS: _users_at(state, second),
                 },
                 second * 10**9,
             )
         )
     written_resources = state.written.get((-1, ("", "", "")), 0)
     for sample in state.resources[written_resources:]:
+        users = LoadResourcesField.USERS
         fields: dict[str, float | int | None] = {
-            key: value for key, value in sample.items() if key not in ("time", "users")
+            key: value for key, value in sample.items() if key not in (SAMPLE_TIME, users)
         }
-        fields["users"] = int(sample["users"])
-        points.append(
-            Point(RESOURCES_MEASUREMENT, _run_tags(state), fields, int(sample["time"] * 1e9))
-        )
+        fields[users] = int(sample[users])
+        timestamp_ns = int(sample[SAMPLE_TIME] * 1e9)
+        points.append(Point(Measurement.LOAD_RESOURCES, _run_tags(state), fields, timestamp_ns))
     state.written[(-1, ("", "", ""))] = len(state.resources)
     return points
 
 
-def stored_points(state: "LabState") -> int:
+def stored_points(state: LabState) -> int:
     """Distinct points the run's series hold in InfluxDB (a rewrite replaces a point)."""
     return len(state.written) - 1 + state.written.get((-1, ("", "", "")), 0) if state.written else 0
 
@@ -98,7 +102,7 @@ PROM_HELP = {
 }
 
 
-def prometheus_text(state: "LabState", environment: "Environment") -> str:
+def prometheus_text(state: LabState, environment: "Environment") -> str:
     samples = []
     base = {"run_id": state.run_id, "profile": state.profile, "kind": state.kind}
     runner = environment.runner
@@ -127,7 +131,7 @@ def prometheus_text(state: "LabState", environment: "Environment") -> str:
             Sample(
                 "transport_lab_load_generator_cpu_percent",
                 base,
-                float(state.resources[-1].get("generator_cpu_percent", 0.0)),
+                float(state.resources[-1].get(LoadResourcesField.GENERATOR_CPU_PERCENT, 0.0)),
             )
         )
     return exposition(samples, PROM_HELP)
@@ -137,33 +141,37 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _resources_between(state: "LabState", start: float, end: float) -> dict[str, float | None]:
-    window = [s for s in state.resources if start <= s["time"] < end]
+def _resources_between(state: LabState, start: float, end: float) -> dict[str, float | None]:
+    window = [s for s in state.resources if start <= s[SAMPLE_TIME] < end]
 
     def series(name: str) -> list[float]:
         return [s[name] for s in window if name in s]
 
-    memory = series("device_memory_bytes")
+    memory = series(LoadResourcesField.DEVICE_MEMORY_BYTES)
+    generator_memory = series(LoadResourcesField.GENERATOR_MEMORY_BYTES)
     return {
-        "device_cpu_cores": _mean(series("device_cpu_cores")),
-        "device_memory_bytes": _mean(memory),
-        "device_memory_first_bytes": memory[0] if memory else None,
-        "device_memory_last_bytes": memory[-1] if memory else None,
-        "device_memory_peak_bytes": max(memory) if memory else None,
-        "generator_cpu_percent": _mean(series("generator_cpu_percent")),
-        "generator_memory_peak_bytes": max(series("generator_memory_bytes"), default=None),
+        LoadStepField.DEVICE_CPU_CORES: _mean(series(LoadResourcesField.DEVICE_CPU_CORES)),
+        LoadStepField.DEVICE_MEMORY_BYTES: _mean(memory),
+        LoadStepField.DEVICE_MEMORY_FIRST_BYTES: memory[0] if memory else None,
+        LoadStepField.DEVICE_MEMORY_LAST_BYTES: memory[-1] if memory else None,
+        LoadStepField.DEVICE_MEMORY_PEAK_BYTES: max(memory) if memory else None,
+        LoadStepField.GENERATOR_CPU_PERCENT: _mean(
+            series(LoadResourcesField.GENERATOR_CPU_PERCENT)
+        ),
+        LoadStepField.GENERATOR_MEMORY_PEAK_BYTES: max(generator_memory, default=None),
     }
 
 
-def memory_trend(state: "LabState") -> dict[str, float | int | None]:
+def memory_trend(state: LabState) -> dict[str, float | int | None]:
     """The device's memory while every user runs (the samples at the run's most users):
     least-squares slope in bytes per minute and the first and last minute's means; a leak is
     a slope that stays positive at constant load."""
-    most = max((s["users"] for s in state.resources), default=0.0)
+    users, memory = LoadResourcesField.USERS, LoadResourcesField.DEVICE_MEMORY_BYTES
+    most = max((s[users] for s in state.resources), default=0.0)
     steady = [
-        (s["time"], s["device_memory_bytes"])
+        (s[SAMPLE_TIME], s[memory])
         for s in state.resources
-        if s["users"] == most and most > 0 and "device_memory_bytes" in s
+        if s[users] == most and most > 0 and memory in s
     ]
     if len(steady) < 10:
         return {"steady_samples": len(steady), "slope_bytes_per_min": None}
@@ -191,7 +199,7 @@ def _transport_rows(window: dict[Key, Bucket], seconds: float) -> list[dict[str,
     return rows
 
 
-def sweep_section(state: "LabState") -> dict[str, Any]:
+def sweep_section(state: LabState) -> dict[str, Any]:
     steps = []
     for step in state.steps:
         start = step.ramped if step.ramped is not None else step.started
@@ -204,9 +212,9 @@ def sweep_section(state: "LabState") -> dict[str, Any]:
         steps.append(
             {
                 "transport": step.transport,
-                "users": step.users,
+                LoadStepField.USERS: step.users,
                 "ramped": step.ramped is not None,
-                "window_s": seconds,
+                LoadStepField.WINDOW_S: seconds,
                 **summarize(bucket, seconds),
                 **_resources_between(state, first, last),
             }
@@ -232,20 +240,20 @@ def sweep_section(state: "LabState") -> dict[str, Any]:
     return {"steps": steps, "knees": knees}
 
 
-def step_points(state: "LabState", section: dict[str, Any]) -> list[Point]:
+def step_points(state: LabState, section: dict[str, Any]) -> list[Point]:
     points = []
     for number, step in enumerate(section["steps"]):
         at_knee = (section["knees"].get(step["transport"]) or {}).get("users") == step["users"]
-        fields = {
-            key: value
-            for key, value in step.items()
-            if key not in ("transport", "ramped") and isinstance(value, int | float)
+        fields: dict[str, float | int | bool] = {
+            name: step[name]
+            for name in LOAD_STEP_FIGURES
+            if isinstance(step.get(name), int | float)
         }
-        fields["knee"] = at_knee
+        fields[LoadStepField.KNEE] = at_knee
         points.append(
             Point(
-                STEP_MEASUREMENT,
-                {**_run_tags(state), "transport": step["transport"], "step": f"{number:02d}"},
+                Measurement.LOAD_STEP,
+                {**_run_tags(state), Tag.TRANSPORT: step["transport"], Tag.STEP: f"{number:02d}"},
                 fields,
                 int(state.steps[number].ended or time_now()) * 10**9,
             )
@@ -257,7 +265,7 @@ def time_now() -> float:
     return datetime.now(UTC).timestamp()
 
 
-def load_section(state: "LabState", environment: "Environment") -> dict[str, Any]:
+def load_section(state: LabState, environment: "Environment") -> dict[str, Any]:
     options = environment.parsed_options
     started = state.started_at or datetime.now(UTC)
     finished = datetime.now(UTC)
@@ -275,7 +283,9 @@ def load_section(state: "LabState", environment: "Environment") -> dict[str, Any
         "command": state.command,
         "locust": {
             "users": getattr(options, "num_users", None),
-            "users_reached": int(max((s["users"] for s in state.resources), default=0)),
+            "users_reached": int(
+                max((s[LoadResourcesField.USERS] for s in state.resources), default=0)
+            ),
             "spawn_rate": getattr(options, "spawn_rate", None),
             "run_time_s": getattr(options, "run_time", None),
             "workers": state.workers_seen or None,
@@ -329,7 +339,7 @@ def load_section(state: "LabState", environment: "Environment") -> dict[str, Any
     return section
 
 
-def write_results(state: "LabState", environment: "Environment") -> Path:
+def write_results(state: LabState, environment: "Environment") -> Path:
     """``results/<run>/results.json``: a load run's own file, or the ``load`` section added
     to the results.json already there (the runner's)."""
     directory = state.results_dir / state.run_id

@@ -15,7 +15,8 @@ from typing import Any
 from locust import LoadTestShape
 from locust.runners import MasterRunner
 
-from transport_load.lab import STATE, StepWindow
+from transport_load.lab import STATE
+from transport_load.state import StepWindow
 from transport_load.transports import parse_steps, parse_transports
 from transport_load.users import USER_CLASSES
 

@@ -1,5 +1,6 @@
-"""Finding and reading the runs a report is made of: results.json, manifest.json and what
-other commands leave beside them (a load run's CSVs, ``make reproduce``'s comparison.md)."""
+"""The runs a report is made of: the results store's runs (store.py) with their
+manifest.json, and what other commands leave beside them (a load run's CSVs, ``make
+reproduce``'s comparison.md)."""
 
 import csv
 import json
@@ -8,12 +9,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from bench_runner import store
+from bench_runner.store import RunNotFoundError, StoredRun
+
 Document = dict[str, Any]
 FLOOR_CLIENTS = frozenset({"asyncssh", "httpx", "python-ssl"})
-
-
-class RunNotFoundError(LookupError):
-    """No run, or more than one, answers to a name."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def _load_only(document: Document) -> Document:
     return {
         **document,
         "started_at": load["started_at"],
-        "finished_at": load.get("finished_at", load["started_at"]),
+        "finished_at": load["finished_at"],
         "lab": {"commit": document.get("lab_commit") or load.get("lab_commit"), "images": None},
         "profile": {
             "name": profile.get("name", "unknown"),
@@ -65,39 +65,30 @@ def _load_only(document: Document) -> Document:
     }
 
 
-def read_run(path: Path) -> Run:
-    document = json.loads((path / "results.json").read_text(encoding="utf-8"))
-    if "modes" not in document and isinstance(document.get("load"), dict):
-        document = _load_only(document)
-    manifest_path = path / "manifest.json"
-    manifest = (
-        json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
-    )
-    return Run(path=path, document=document, manifest=manifest)
+def _manifest(path: Path) -> Document | None:
+    """manifest.json, when written; one that cannot be read is left out like a missing
+    one (results.json alone makes the report)."""
+    try:
+        manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) else None
+
+
+def _report_run(run: StoredRun) -> Run:
+    """A stored run as the report reads it: a load run's own document in the runner's shape."""
+    document = run.document if run.kind == "runner" else _load_only(run.document)
+    return Run(path=run.path, document=document, manifest=_manifest(run.path))
 
 
 def all_runs(results_dir: Path) -> list[Run]:
-    """Every run under ``results_dir`` (a directory with a results.json), oldest first."""
-    runs = []
-    for path in results_dir.glob("*/results.json"):
-        try:
-            run = read_run(path.parent)
-            _ = (run.run_id, run.started_at, run.profile, run.modes)  # a run's document
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # a file being written, or another tool's: not part of any report
-        runs.append(run)
-    return sorted(runs, key=lambda run: (run.started_at, run.run_id))
+    """Every run under ``results_dir``, oldest first (store.py)."""
+    return [_report_run(run) for run in store.runs(results_dir)]
 
 
 def find_run(results_dir: Path, name: str) -> Run:
     """The run named ``name``, or the only one whose id starts with it."""
-    if (results_dir / name / "results.json").is_file():
-        return read_run(results_dir / name)
-    matches = [run for run in all_runs(results_dir) if run.run_id.startswith(name)]
-    if len(matches) != 1:
-        found = ", ".join(run.run_id for run in matches) or "none"
-        raise RunNotFoundError(f"{name!r} names {len(matches)} runs under {results_dir}: {found}")
-    return matches[0]
+    return _report_run(store.find_run(results_dir, name))
 
 
 def latest_runs(results_dir: Path, count: int) -> list[Run]:

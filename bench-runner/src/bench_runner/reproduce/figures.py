@@ -27,12 +27,12 @@ per operation, or one command on a kept session. A step with failed requests sti
 its figure, with the failures said beside it.
 """
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench_runner import store
 from bench_runner.reproduce.published import CaseValue, Metric
 
 HIGHER_IS_BETTER: frozenset[Metric] = frozenset({"throughput_mib_s", "requests_per_s"})
@@ -52,15 +52,10 @@ class LabFigure:
 
 
 def load_documents(results_dir: Path, prefixes: Sequence[str]) -> list[dict[str, Any]]:
-    """The results documents of every run under ``results_dir`` whose directory name starts
-    with one of ``prefixes`` (a plan over several profiles writes ``<run-id>-<profile>``),
-    in name order."""
-    paths = sorted(
-        path
-        for path in results_dir.glob("*/results.json")
-        if any(path.parent.name.startswith(prefix) for prefix in prefixes)
-    )
-    return [json.loads(path.read_text(encoding="utf-8")) for path in paths]
+    """The results documents of every run under ``results_dir`` whose id starts with one
+    of ``prefixes`` (a plan over several profiles writes ``<run-id>-<profile>``), oldest
+    first (store.py): the runner's and the load runs' own."""
+    return [run.document for run in store.matching(results_dir, prefixes)]
 
 
 def _fits(run: Document, entry: Mapping[str, Any], case: Mapping[str, CaseValue]) -> bool:

@@ -9,6 +9,15 @@ from datetime import UTC, datetime, timedelta
 import httpx
 
 from bench_runner import phases
+from bench_runner.influx_schema import (
+    IterationField,
+    Measurement,
+    RunField,
+    SummaryField,
+    Tag,
+    VerdictField,
+    parameter_field,
+)
 from bench_runner.results import ModeResult, ModeRun, RunResult
 from bench_runner.sinks.delivery import Delivery, SinkError
 from bench_runner.sinks.line_protocol import (
@@ -33,10 +42,10 @@ def epoch_ns(moment: datetime) -> int:
 
 def run_tags(run: RunResult) -> dict[str, str]:
     return {
-        "run_id": run.run_id,
-        "sweep": run.sweep or run.run_id,
-        "profile": run.profile.name,
-        "engine": run.profile.engine,
+        Tag.RUN_ID: run.run_id,
+        Tag.SWEEP: run.sweep or run.run_id,
+        Tag.PROFILE: run.profile.name,
+        Tag.ENGINE: run.profile.engine,
     }
 
 
@@ -44,11 +53,11 @@ def mode_tags(run: RunResult, mode: ModeResult) -> dict[str, str]:
     """The series of a mode: one per (mode, client and version, parameters) in a run."""
     return {
         **run_tags(run),
-        "mode": mode.mode,
-        "transport": mode.transport,
-        "client": mode.client,
-        "client_version": mode.client_version,
-        "series": mode.series,
+        Tag.MODE: mode.mode,
+        Tag.TRANSPORT: mode.transport,
+        Tag.CLIENT: mode.client,
+        Tag.CLIENT_VERSION: mode.client_version,
+        Tag.SERIES: mode.series,
         **mode.parameter_tags(),
     }
 
@@ -58,10 +67,10 @@ def resource_fields(mode: ModeResult) -> dict[str, float | int | None]:
     if usage is None:
         return {}
     return {
-        "runner_cpu_s": usage.runner_cpu_s,
-        "runner_rss_peak_bytes": usage.runner_rss_peak_bytes,
-        "device_cpu_s": usage.device_cpu_s,
-        "device_memory_peak_bytes": usage.device_memory_peak_bytes,
+        SummaryField.RUNNER_CPU_S: usage.runner_cpu_s,
+        SummaryField.RUNNER_RSS_PEAK_BYTES: usage.runner_rss_peak_bytes,
+        SummaryField.DEVICE_CPU_S: usage.device_cpu_s,
+        SummaryField.DEVICE_MEMORY_PEAK_BYTES: usage.device_memory_peak_bytes,
     }
 
 
@@ -69,7 +78,7 @@ def parameter_fields(mode: ModeResult) -> dict[str, int]:
     """Numeric parameters also as fields (``parameter_reply_bytes``): tags are text, and
     a chart needs the number for its axis."""
     return {
-        f"parameter_{key}": value
+        parameter_field(key): value
         for key, value in (mode.parameters or {}).items()
         if isinstance(value, int)
     }
@@ -79,36 +88,36 @@ def model_fields(mode: ModeResult) -> dict[str, float | None]:
     model = mode.rtt_model
     check = mode.rtt_check
     return {
-        "added_rtt_ms": check.added_rtt_ms if check is not None else None,
-        "rtt_model_p50_ms": model.predicted_p50_ms if model is not None else None,
-        "rtt_model_local_p50_ms": model.local_p50_ms if model is not None else None,
-        "rtt_model_round_trips": model.round_trips if model is not None else None,
+        SummaryField.ADDED_RTT_MS: check.added_rtt_ms if check is not None else None,
+        SummaryField.RTT_MODEL_P50_MS: model.predicted_p50_ms if model is not None else None,
+        SummaryField.RTT_MODEL_LOCAL_P50_MS: model.local_p50_ms if model is not None else None,
+        SummaryField.RTT_MODEL_ROUND_TRIPS: model.round_trips if model is not None else None,
     }
 
 
 def summary_fields(mode: ModeResult) -> dict[str, FieldValue | None]:
     stats = mode.stats
     return {
-        "n": stats.n,
-        "errors": stats.errors,
-        "excluded": stats.excluded,
-        "min_ms": stats.min_ms,
-        "max_ms": stats.max_ms,
-        "mean_ms": stats.mean_ms,
-        "p50_ms": stats.p50_ms,
-        "p95_ms": stats.p95_ms,
-        "p99_ms": stats.p99_ms,
-        "stddev_ms": stats.stddev_ms,
-        "warmup_discarded": stats.warmup_discarded,
-        "speedup_vs_baseline": mode.speedup_vs_baseline,
-        "p50_vs_floor": mode.p50_vs_floor,
-        "configured_rtt_ms": mode.configured_rtt_ms,
-        "verified_rtt_ms": mode.verified_rtt_ms,
-        "min_round_trips": mode.min_round_trips,
-        "expected_round_trips": mode.expected_round_trips,
-        "commands_per_iteration": len(mode.commands),
-        "transfer_bytes": mode.transfer_bytes,
-        "throughput_mb_s": mode.throughput_mb_s,
+        SummaryField.N: stats.n,
+        SummaryField.ERRORS: stats.errors,
+        SummaryField.EXCLUDED: stats.excluded,
+        SummaryField.MIN_MS: stats.min_ms,
+        SummaryField.MAX_MS: stats.max_ms,
+        SummaryField.MEAN_MS: stats.mean_ms,
+        SummaryField.P50_MS: stats.p50_ms,
+        SummaryField.P95_MS: stats.p95_ms,
+        SummaryField.P99_MS: stats.p99_ms,
+        SummaryField.STDDEV_MS: stats.stddev_ms,
+        SummaryField.WARMUP_DISCARDED: stats.warmup_discarded,
+        SummaryField.SPEEDUP_VS_BASELINE: mode.speedup_vs_baseline,
+        SummaryField.P50_VS_FLOOR: mode.p50_vs_floor,
+        SummaryField.CONFIGURED_RTT_MS: mode.configured_rtt_ms,
+        SummaryField.VERIFIED_RTT_MS: mode.verified_rtt_ms,
+        SummaryField.MIN_ROUND_TRIPS: mode.min_round_trips,
+        SummaryField.EXPECTED_ROUND_TRIPS: mode.expected_round_trips,
+        SummaryField.COMMANDS_PER_ITERATION: len(mode.commands),
+        SummaryField.TRANSFER_BYTES: mode.transfer_bytes,
+        SummaryField.THROUGHPUT_MB_S: mode.throughput_mb_s,
         **parameter_fields(mode),
         **model_fields(mode),
         **resource_fields(mode),
@@ -126,15 +135,15 @@ def run_point(run: RunResult) -> Point:
         f"{errors} failed iterations, commit {run.lab.commit or 'unknown'}"
     )
     return Point(
-        measurement="run",
-        tags={**run_tags(run), "plan": run.plan or ""},
+        measurement=Measurement.RUN,
+        tags={**run_tags(run), Tag.PLAN: run.plan or ""},
         fields={
-            "title": title,
-            "modes": len(run.modes),
-            "errors": errors,
-            "ok": run.ok,
-            "commit": run.lab.commit,
-            "duration_s": (run.finished_at - run.started_at).total_seconds(),
+            RunField.TITLE: title,
+            RunField.MODES: len(run.modes),
+            RunField.ERRORS: errors,
+            RunField.OK: run.ok,
+            RunField.COMMIT: run.lab.commit,
+            RunField.DURATION_S: (run.finished_at - run.started_at).total_seconds(),
         },
         timestamp_ns=epoch_ns(run.started_at),
     )
@@ -150,21 +159,21 @@ def verdict_point(run: RunResult, mode: ModeResult) -> Point | None:
     change = f" {verdict.change_pct:+.1f} %" if verdict.change_pct is not None else ""
     since = f" since {verdict.changepoint_run_id}" if verdict.changepoint_run_id else ""
     return Point(
-        measurement="verdict",
+        measurement=Measurement.VERDICT,
         tags=mode_tags(run, mode),
         fields={
-            "verdict": verdict.verdict,
-            "title": f"{verdict.verdict}{change}: {mode.series}{since}",
-            "regression": verdict.verdict == "regression",
-            "median_ms": verdict.median_ms,
-            "baseline_median_ms": verdict.baseline_median_ms,
-            "baseline_mad_ms": verdict.baseline_mad_ms,
-            "change_pct": verdict.change_pct,
-            "threshold_pct": verdict.threshold_pct,
-            "robust_z": verdict.robust_z,
-            "nights": verdict.nights,
-            "rule": verdict.rule,
-            "changepoint_run_id": verdict.changepoint_run_id,
+            VerdictField.VERDICT: verdict.verdict,
+            VerdictField.TITLE: f"{verdict.verdict}{change}: {mode.series}{since}",
+            VerdictField.REGRESSION: verdict.verdict == "regression",
+            VerdictField.MEDIAN_MS: verdict.median_ms,
+            VerdictField.BASELINE_MEDIAN_MS: verdict.baseline_median_ms,
+            VerdictField.BASELINE_MAD_MS: verdict.baseline_mad_ms,
+            VerdictField.CHANGE_PCT: verdict.change_pct,
+            VerdictField.THRESHOLD_PCT: verdict.threshold_pct,
+            VerdictField.ROBUST_Z: verdict.robust_z,
+            VerdictField.NIGHTS: verdict.nights,
+            VerdictField.RULE: verdict.rule,
+            VerdictField.CHANGEPOINT_RUN_ID: verdict.changepoint_run_id,
         },
         timestamp_ns=epoch_ns(run.started_at),
     )
@@ -178,14 +187,14 @@ def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
         for record in mode_run.records:
             points.append(
                 Point(
-                    measurement="iteration",
+                    measurement=Measurement.ITERATION,
                     tags=tags,
                     fields={
-                        "wall_ms": record.wall_ms,
-                        "iteration": record.iteration,
-                        "ok": record.ok,
-                        "error": record.error,
-                        "excluded": record.excluded,
+                        IterationField.WALL_MS: record.wall_ms,
+                        IterationField.ITERATION: record.iteration,
+                        IterationField.OK: record.ok,
+                        IterationField.ERROR: record.error,
+                        IterationField.EXCLUDED: record.excluded,
                         **wire_model.iteration_fields(record.wire),
                         **phases.iteration_fields(record.phases),
                         **timeline.iteration_fields(record.time_split),
@@ -195,7 +204,7 @@ def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
             )
         points.append(
             Point(
-                measurement="mode_summary",
+                measurement=Measurement.MODE_SUMMARY,
                 tags=tags,
                 fields=summary_fields(mode),
                 timestamp_ns=epoch_ns(mode.finished_at or run.finished_at),

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
+from bench_runner import store
 from bench_runner.results import ModeResult, RunResult
 from bench_runner.verdicts.changepoint import change_points
 from bench_runner.verdicts.config import VerdictConfig
@@ -14,7 +15,6 @@ from bench_runner.verdicts.history import (
     NightRecord,
     SeriesId,
     nights_by_series,
-    read_runs,
     series_id,
 )
 from bench_runner.verdicts.model import Verdict
@@ -25,7 +25,7 @@ def history_for(
 ) -> dict[SeriesId, list[NightRecord]]:
     """The earlier nights ``run`` is judged against, as many as either method uses."""
     keep = max(config.baseline_nights + 1, config.changepoint_nights - 1)
-    return nights_by_series(run, read_runs(results_dir), keep)
+    return nights_by_series(run, store.runs(results_dir), keep)
 
 
 def judge_run(

@@ -4,39 +4,35 @@ before it, with the settings of its plan when it is a built-in one (else the def
 
 from pathlib import Path
 
-from pydantic import ValidationError
 from rich.table import Table
 
+from bench_runner import store
 from bench_runner.plan import BUILTIN_PLANS, load_plan
 from bench_runner.results import RunResult
+from bench_runner.store import RunNotFoundError, UnreadableRunError
 from bench_runner.verdicts.config import VerdictConfig
-from bench_runner.verdicts.history import read_runs
 from bench_runner.verdicts.judge import history_for, judge_run
 
 
-class RunNotFoundError(LookupError):
-    """No such run under the results directory (or no run at all)."""
-
-
 def latest_run_id(results_dir: Path) -> str:
-    """The run that started last."""
-    documents = list(read_runs(results_dir))
-    if not documents:
-        raise RunNotFoundError(f"no results.json under {results_dir}")
-    return str(max(documents, key=lambda document: str(document["started_at"]))["run_id"])
+    """The runner's run that started last (store.py's order)."""
+    measured = [run for run in store.runs(results_dir) if run.kind == "runner"]
+    if not measured:
+        raise RunNotFoundError(f"no run under {results_dir}")
+    return measured[-1].run_id
 
 
 def plan_config(plan: str | None) -> VerdictConfig:
     return load_plan(plan).verdicts if plan in BUILTIN_PLANS else VerdictConfig()
 
 
-def load_judged(results_dir: Path, run_id: str) -> RunResult:
-    """The run with its verdicts, judged now if it has none."""
-    path = results_dir / run_id / "results.json"
+def load_judged(results_dir: Path, name: str) -> RunResult:
+    """The run ``name`` (its id, or a prefix of only its id) with its verdicts, judged now
+    if it has none."""
     try:
-        run = RunResult.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValidationError) as exc:
-        raise RunNotFoundError(f"run {run_id}: {exc}") from exc
+        run = store.find_run(results_dir, name).result()
+    except UnreadableRunError as exc:
+        raise RunNotFoundError(str(exc)) from exc
     judged = [mode for mode in run.modes if mode.published and mode.samples_ms]
     if any(mode.verdict is None for mode in judged):
         config = plan_config(run.plan)

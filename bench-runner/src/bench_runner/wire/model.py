@@ -2,6 +2,7 @@
 
 from pydantic import BaseModel
 
+from bench_runner.influx_schema import wire_field, wire_p50_field
 from bench_runner.stats import percentile
 
 METHOD = "af-packet"
@@ -69,9 +70,9 @@ def summarize_wire(per_iteration: list[WireIteration]) -> dict[str, float | None
     return summary
 
 
-ITERATION_COLUMNS: tuple[str, ...] = tuple(f"wire_{field}" for field in FIELDS)
+ITERATION_COLUMNS: tuple[str, ...] = tuple(wire_field(field) for field in FIELDS)
 """Per-iteration CSV columns and InfluxDB ``iteration`` fields."""
-SUMMARY_COLUMNS: tuple[str, ...] = tuple(f"wire_{field}_p50" for field in FIELDS)
+SUMMARY_COLUMNS: tuple[str, ...] = tuple(wire_p50_field(field) for field in FIELDS)
 """Per-mode CSV columns and InfluxDB ``mode_summary`` fields."""
 
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from bench_runner.influx_schema import IterationField, SummaryField, time_field, time_p50_field
 from bench_runner.stats import percentile
 
 SYN, FIN, RST, ACK = 0x02, 0x01, 0x04, 0x10
@@ -300,12 +301,15 @@ def summarize_splits(rtt_ms: float, per_iteration: list[TimeSplit]) -> TimeSplit
 
 
 ITERATION_COLUMNS: tuple[str, ...] = (
-    *(f"time_{part}_ms" for part in PARTS),
-    "time_stalls",
-    "time_unaccounted_ms",
+    *(time_field(part) for part in PARTS),
+    IterationField.TIME_STALLS,
+    IterationField.TIME_UNACCOUNTED_MS,
 )
 """Per-iteration CSV columns and InfluxDB ``iteration`` fields."""
-SUMMARY_COLUMNS: tuple[str, ...] = (*(f"time_{part}_p50_ms" for part in PARTS), "time_stalls")
+SUMMARY_COLUMNS: tuple[str, ...] = (
+    *(time_p50_field(part) for part in PARTS),
+    SummaryField.TIME_STALLS,
+)
 """Per-mode CSV columns and InfluxDB ``mode_summary`` fields."""
 
 

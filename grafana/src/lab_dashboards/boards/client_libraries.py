@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from bench_runner.influx_schema import SummaryField, Tag, phase_p50_field, wire_p50_field
+from bench_runner.phases import PHASES
 from grafana_foundation_sdk.builders.dashboard import Row
 
 from lab_dashboards import variables
@@ -15,14 +17,13 @@ from lab_dashboards.panels import (
     series_table,
     time_split_bars,
 )
-from lab_dashboards.schema import PHASES
 
 UID = "client-libraries"
 SCOPE = (
     *variables.RUN_SCOPE,
-    matches("transport", "transport"),
-    matches("mode", "mode"),
-    matches("client", "client"),
+    matches(Tag.TRANSPORT, "transport"),
+    matches(Tag.MODE, "mode"),
+    matches(Tag.CLIENT, "client"),
 )
 
 
@@ -41,7 +42,11 @@ def build() -> dict[str, Any]:
         .with_variable(variables.mode())
         .with_variable(
             variables.client(
-                (*variables.RUN_SCOPE, matches("transport", "transport"), matches("mode", "mode"))
+                (
+                    *variables.RUN_SCOPE,
+                    matches(Tag.TRANSPORT, "transport"),
+                    matches(Tag.MODE, "mode"),
+                )
             )
         )
         .with_row(Row("What the library costs"))
@@ -50,7 +55,7 @@ def build() -> dict[str, Any]:
                 "How long does the same mode take with each library? (p50 and p95, ms)",
                 "Every series of the run: mode · client version · parameters, sorted so that "
                 "the libraries of one mode stand together.",
-                (last("p50_ms", "p50"), last("p95_ms", "p95")),
+                (last(SummaryField.P50_MS, "p50"), last(SummaryField.P95_MS, "p95")),
                 SCOPE,
                 "ms",
                 height=14,
@@ -63,7 +68,7 @@ def build() -> dict[str, Any]:
                 "client (asyncssh, httpx or python-ssl) in the same run: 1 is the floor, 3 "
                 "means the library takes three times as long. Empty when the run did not "
                 "measure the floor client.",
-                (last("p50_vs_floor", f"{TIMES} floor"),),
+                (last(SummaryField.P50_VS_FLOOR, f"{TIMES} floor"),),
                 SCOPE,
                 RATIO_UNIT,
                 height=14,
@@ -77,9 +82,9 @@ def build() -> dict[str, Any]:
                 "protocol minimum: a library above the minimum waits for the device more often "
                 "than it must.",
                 (
-                    last("wire_round_trips_p50", "counted on the wire"),
-                    last("expected_round_trips", "expected"),
-                    last("min_round_trips", "protocol minimum"),
+                    last(wire_p50_field("round_trips"), "counted on the wire"),
+                    last(SummaryField.EXPECTED_ROUND_TRIPS, "expected"),
+                    last(SummaryField.MIN_ROUND_TRIPS, "protocol minimum"),
                 ),
                 SCOPE,
                 "none",
@@ -99,7 +104,7 @@ def build() -> dict[str, Any]:
                 "Which protocol steps does each library spend on? (p50 per phase, ms)",
                 "The phases each library exposes (`connect` is a library's whole connection "
                 "setup where it cannot be split).",
-                tuple(last(f"phase_{name}_p50_ms", name) for name in PHASES),
+                tuple(last(phase_p50_field(name), name) for name in PHASES),
                 SCOPE,
                 "ms",
                 stacked=True,
@@ -112,18 +117,18 @@ def build() -> dict[str, Any]:
                 "One row per series; the version is the installed distribution's (OpenSSH: "
                 "`ssh -V`).",
                 (
-                    last("p50_ms", "p50"),
-                    last("p95_ms", "p95"),
-                    last("p50_vs_floor", f"{TIMES} floor"),
-                    last("n", "n"),
-                    last("errors", "errors"),
-                    last("wire_round_trips_p50", "round trips"),
-                    last("wire_packets_out_p50", "packets out"),
-                    last("wire_packets_in_p50", "packets in"),
+                    last(SummaryField.P50_MS, "p50"),
+                    last(SummaryField.P95_MS, "p95"),
+                    last(SummaryField.P50_VS_FLOOR, f"{TIMES} floor"),
+                    last(SummaryField.N, "n"),
+                    last(SummaryField.ERRORS, "errors"),
+                    last(wire_p50_field("round_trips"), "round trips"),
+                    last(wire_p50_field("packets_out"), "packets out"),
+                    last(wire_p50_field("packets_in"), "packets in"),
                 ),
                 SCOPE,
                 {"p50": "ms", "p95": "ms"},
-                group_by=("series", "client", "client_version"),
+                group_by=(Tag.SERIES, Tag.CLIENT, Tag.CLIENT_VERSION),
                 width=FULL,
             )
         )

@@ -3,17 +3,17 @@ the verified RTT, beside the round-trip model ``p50(local) + round trips x RTT``
 
 from typing import Any
 
+from bench_runner.influx_schema import Measurement, SummaryField, Tag, wire_p50_field
 from grafana_foundation_sdk.builders.dashboard import Row
 
 from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render
-from lab_dashboards.influxql import Column, Select, last, matches, raw
+from lab_dashboards.influxql import Column, Select, last, matches, quoted, raw
 from lab_dashboards.panels import FULL, THIRD, series_table, xy_points
-from lab_dashboards.schema import MODE_SUMMARY, SERIES_TAG
 
 UID = "latency-sweep"
-SWEEP = (matches("sweep", "sweep"),)
-SCOPE = (*SWEEP, matches("transport", "transport"), matches("client", "client"))
+SWEEP = (matches(Tag.SWEEP, "sweep"),)
+SCOPE = (*SWEEP, matches(Tag.TRANSPORT, "transport"), matches(Tag.CLIENT, "client"))
 MODEL = "round-trip model"
 
 
@@ -31,19 +31,19 @@ def build() -> dict[str, Any]:
             variables.choice(
                 "sweep",
                 "Sweep",
-                "sweep",
+                Tag.SWEEP,
                 newest_first=True,
                 description="the run id given to `bench-runner run`; its runs are "
                 "<sweep>-<profile>",
             )
         )
         .with_variable(variables.transport(SWEEP))
-        .with_variable(variables.client((*SWEEP, matches("transport", "transport"))))
+        .with_variable(variables.client((*SWEEP, matches(Tag.TRANSPORT, "transport"))))
         .with_variable(
             variables.narrowing(
                 "series",
                 "Series",
-                SERIES_TAG,
+                Tag.SERIES,
                 SCOPE,
                 description="mode · client version · parameters: one chart each",
                 custom_all=False,
@@ -61,12 +61,12 @@ def build() -> dict[str, Any]:
                 "local run in the sweep.",
                 Select(
                     (
-                        raw("verified_rtt_ms", "verified RTT"),
-                        raw("p50_ms", "p50"),
-                        raw("rtt_model_p50_ms", MODEL),
+                        raw(SummaryField.VERIFIED_RTT_MS, "verified RTT"),
+                        raw(SummaryField.P50_MS, "p50"),
+                        raw(SummaryField.RTT_MODEL_P50_MS, MODEL),
                     ),
-                    MODE_SUMMARY,
-                    (*SWEEP, matches(SERIES_TAG, "series")),
+                    Measurement.MODE_SUMMARY,
+                    (*SWEEP, matches(Tag.SERIES, "series")),
                 ),
                 x_unit="ms",
                 y_unit="ms",
@@ -85,14 +85,17 @@ def build() -> dict[str, Any]:
                 "p50 against the verified RTT, one line per series across the profiles of the "
                 "sweep.",
                 Select(
-                    (raw("verified_rtt_ms", "verified RTT"), raw("p50_ms", "p50")),
-                    MODE_SUMMARY,
+                    (
+                        raw(SummaryField.VERIFIED_RTT_MS, "verified RTT"),
+                        raw(SummaryField.P50_MS, "p50"),
+                    ),
+                    Measurement.MODE_SUMMARY,
                     SCOPE,
-                    (SERIES_TAG,),
+                    (Tag.SERIES,),
                 ),
                 x_unit="ms",
                 y_unit="ms",
-                partition_by=(SERIES_TAG,),
+                partition_by=(Tag.SERIES,),
                 width=FULL,
                 height=12,
             )
@@ -103,20 +106,24 @@ def build() -> dict[str, Any]:
                 "The model's inputs and the difference: p50 minus the model is what the "
                 "latency costs beyond round trips at that profile.",
                 (
-                    last("verified_rtt_ms", "verified RTT"),
-                    last("added_rtt_ms", "added RTT"),
-                    last("p50_ms", "p50"),
-                    last("rtt_model_p50_ms", MODEL),
-                    Column('last("p50_ms") - last("rtt_model_p50_ms")', "beyond the model"),
-                    last("wire_round_trips_p50", "round trips counted"),
-                    last("expected_round_trips", "round trips expected"),
+                    last(SummaryField.VERIFIED_RTT_MS, "verified RTT"),
+                    last(SummaryField.ADDED_RTT_MS, "added RTT"),
+                    last(SummaryField.P50_MS, "p50"),
+                    last(SummaryField.RTT_MODEL_P50_MS, MODEL),
+                    Column(
+                        f"last({quoted(SummaryField.P50_MS)}) - "
+                        f"last({quoted(SummaryField.RTT_MODEL_P50_MS)})",
+                        "beyond the model",
+                    ),
+                    last(wire_p50_field("round_trips"), "round trips counted"),
+                    last(SummaryField.EXPECTED_ROUND_TRIPS, "round trips expected"),
                 ),
                 SCOPE,
                 {
                     name: "ms"
                     for name in ("verified RTT", "added RTT", "p50", MODEL, "beyond the model")
                 },
-                group_by=(SERIES_TAG, "profile"),
+                group_by=(Tag.SERIES, Tag.PROFILE),
                 height=14,
             )
         )

@@ -4,6 +4,13 @@ generator's CPU and memory beside them."""
 
 from typing import Any
 
+from bench_runner.influx_schema import (
+    LoadField,
+    LoadResourcesField,
+    LoadStepField,
+    Measurement,
+    Tag,
+)
 from grafana_foundation_sdk.builders.dashboard import Row
 
 from lab_dashboards.board import dashboard, render
@@ -16,13 +23,12 @@ from lab_dashboards.panels import (
     series_table,
     xy_points,
 )
-from lab_dashboards.schema import LOAD, LOAD_RESOURCES, LOAD_STEP
 from lab_dashboards.variables import choice, narrowing
 
 UID = "load"
-RUN = (matches("run_id", "run_id"),)
-SCOPE = (*RUN, matches("transport", "transport"))
-BY_TRANSPORT = ("transport",)
+RUN = (matches(Tag.RUN_ID, "run_id"),)
+SCOPE = (*RUN, matches(Tag.TRANSPORT, "transport"))
+BY_TRANSPORT = (Tag.TRANSPORT,)
 PROM_SCOPE = 'run_id=~"$run_id", transport=~"$transport"'
 
 
@@ -30,7 +36,12 @@ def _against_users(title: str, description: str, field: str, name: str, unit: st
     return xy_points(
         title,
         description,
-        Select((raw("users", "users"), raw(field, name)), LOAD_STEP, SCOPE, BY_TRANSPORT),
+        Select(
+            (raw(LoadStepField.USERS, "users"), raw(field, name)),
+            Measurement.LOAD_STEP,
+            SCOPE,
+            BY_TRANSPORT,
+        ),
         x_unit="none",
         y_unit=unit,
         partition_by=BY_TRANSPORT,
@@ -53,9 +64,9 @@ def build() -> dict[str, Any]:
             choice(
                 "run_id",
                 "Run",
-                "run_id",
+                Tag.RUN_ID,
                 newest_first=True,
-                measurement=LOAD,
+                measurement=Measurement.LOAD,
                 description="a `make load` or `make sweep` run; generated ids sort newest first",
             )
         )
@@ -63,9 +74,9 @@ def build() -> dict[str, Any]:
             narrowing(
                 "transport",
                 "Transport",
-                "transport",
+                Tag.TRANSPORT,
                 RUN,
-                measurement=LOAD,
+                measurement=Measurement.LOAD,
                 description="the load transport: the user class (load/README.md)",
             )
         )
@@ -74,7 +85,7 @@ def build() -> dict[str, Any]:
             influx_timeseries(
                 "How many operations a second does each transport do? (ops/s)",
                 "Operations completed in each second, summed over every user, worker and device.",
-                Select((raw("requests", "ops/s"),), LOAD, SCOPE, BY_TRANSPORT),
+                Select((raw(LoadField.REQUESTS, "ops/s"),), Measurement.LOAD, SCOPE, BY_TRANSPORT),
                 "ops",
                 alias="$tag_transport",
                 width=HALF,
@@ -85,7 +96,9 @@ def build() -> dict[str, Any]:
                 "How many operations fail? (per second)",
                 "Failed operations in each second: a connection, an answer or a status that is "
                 "not the device's answer on success.",
-                Select((raw("failures", "failures/s"),), LOAD, SCOPE, BY_TRANSPORT),
+                Select(
+                    (raw(LoadField.FAILURES, "failures/s"),), Measurement.LOAD, SCOPE, BY_TRANSPORT
+                ),
                 "none",
                 alias="$tag_transport",
                 width=HALF,
@@ -97,8 +110,12 @@ def build() -> dict[str, Any]:
                 "Percentiles of the operations that ended in each second, exact to 0.5 % "
                 "(histogram of 3 significant digits merged across workers).",
                 Select(
-                    (raw("p50_ms", "p50"), raw("p95_ms", "p95"), raw("p99_ms", "p99")),
-                    LOAD,
+                    (
+                        raw(LoadField.P50_MS, "p50"),
+                        raw(LoadField.P95_MS, "p95"),
+                        raw(LoadField.P99_MS, "p99"),
+                    ),
+                    Measurement.LOAD,
                     SCOPE,
                     BY_TRANSPORT,
                 ),
@@ -112,7 +129,11 @@ def build() -> dict[str, Any]:
                 "How busy is the device under this many users? (CPU cores)",
                 "The device container's CPU (cgroup), sampled every second by the Locust "
                 "master, beside the users running.",
-                Select((raw("device_cpu_cores", "device CPU cores"),), LOAD_RESOURCES, RUN),
+                Select(
+                    (raw(LoadResourcesField.DEVICE_CPU_CORES, "device CPU cores"),),
+                    Measurement.LOAD_RESOURCES,
+                    RUN,
+                ),
                 "none",
                 alias="$col",
                 width=HALF,
@@ -123,7 +144,11 @@ def build() -> dict[str, Any]:
                 "Does the device's memory stay flat? (bytes)",
                 "The device container's memory (cgroup, page cache included) every second: a "
                 "leak is a line that keeps rising at constant load.",
-                Select((raw("device_memory_bytes", "device memory"),), LOAD_RESOURCES, RUN),
+                Select(
+                    (raw(LoadResourcesField.DEVICE_MEMORY_BYTES, "device memory"),),
+                    Measurement.LOAD_RESOURCES,
+                    RUN,
+                ),
                 "bytes",
                 alias="$col",
                 width=HALF,
@@ -135,7 +160,9 @@ def build() -> dict[str, Any]:
                 "Every Locust process together (master and workers, from their heartbeats): "
                 "near 100 % per process, the generator limits the figures, not the device.",
                 Select(
-                    (raw("generator_cpu_percent", "load generator CPU %"),), LOAD_RESOURCES, RUN
+                    (raw(LoadResourcesField.GENERATOR_CPU_PERCENT, "load generator CPU %"),),
+                    Measurement.LOAD_RESOURCES,
+                    RUN,
                 ),
                 "percent",
                 alias="$col",
@@ -146,7 +173,7 @@ def build() -> dict[str, Any]:
             influx_timeseries(
                 "How many users are running?",
                 "Locust users at each second (all transports).",
-                Select((raw("users", "users"),), LOAD_RESOURCES, RUN),
+                Select((raw(LoadResourcesField.USERS, "users"),), Measurement.LOAD_RESOURCES, RUN),
                 "none",
                 alias="$col",
                 width=HALF,
@@ -158,7 +185,7 @@ def build() -> dict[str, Any]:
                 "Where does each transport's throughput bend? (ops/s against users)",
                 "Throughput of each step against its users, log scale: the knee (maximal "
                 "throughput per ms of p50) is marked in the steps table.",
-                "ops_per_s",
+                LoadStepField.OPS_PER_S,
                 "ops/s",
                 "ops",
             )
@@ -167,7 +194,7 @@ def build() -> dict[str, Any]:
             _against_users(
                 "How does the tail grow with users? (p99 against users, ms)",
                 "p99 of each step's operations after its ramp-up.",
-                "p99_ms",
+                LoadStepField.P99_MS,
                 "p99",
                 "ms",
             )
@@ -176,7 +203,7 @@ def build() -> dict[str, Any]:
             _against_users(
                 "How much of the device does each step use? (CPU cores against users)",
                 "The device container's mean CPU over the step.",
-                "device_cpu_cores",
+                LoadStepField.DEVICE_CPU_CORES,
                 "device CPU cores",
                 "none",
             )
@@ -185,7 +212,7 @@ def build() -> dict[str, Any]:
             _against_users(
                 "How much memory does the device hold at each step? (bytes against users)",
                 "The device container's mean memory over the step.",
-                "device_memory_bytes",
+                LoadStepField.DEVICE_MEMORY_BYTES,
                 "device memory",
                 "bytes",
             )
@@ -196,20 +223,20 @@ def build() -> dict[str, Any]:
                 "One row per step: users, throughput, percentiles, errors, the device's and "
                 "the load generator's CPU; knee = true at each transport's knee.",
                 (
-                    raw("users", "users"),
-                    raw("ops_per_s", "ops/s"),
-                    raw("p50_ms", "p50"),
-                    raw("p95_ms", "p95"),
-                    raw("p99_ms", "p99"),
-                    raw("failures", "errors"),
-                    raw("device_cpu_cores", "device CPU"),
-                    raw("generator_cpu_percent", "generator CPU %"),
-                    raw("knee", "knee"),
+                    raw(LoadStepField.USERS, "users"),
+                    raw(LoadStepField.OPS_PER_S, "ops/s"),
+                    raw(LoadStepField.P50_MS, "p50"),
+                    raw(LoadStepField.P95_MS, "p95"),
+                    raw(LoadStepField.P99_MS, "p99"),
+                    raw(LoadStepField.FAILURES, "errors"),
+                    raw(LoadStepField.DEVICE_CPU_CORES, "device CPU"),
+                    raw(LoadStepField.GENERATOR_CPU_PERCENT, "generator CPU %"),
+                    raw(LoadStepField.KNEE, "knee"),
                 ),
                 SCOPE,
                 {"p50": "ms", "p95": "ms", "p99": "ms", "ops/s": "ops"},
                 group_by=BY_TRANSPORT,
-                measurement=LOAD_STEP,
+                measurement=Measurement.LOAD_STEP,
                 height=12,
                 width=FULL,
             )

@@ -2,23 +2,36 @@
 
 from typing import Any
 
+from bench_runner.influx_schema import (
+    Measurement,
+    SummaryField,
+    Tag,
+    parameter_field,
+    wire_p50_field,
+)
 from grafana_foundation_sdk.builders.dashboard import Row
 
 from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render
-from lab_dashboards.influxql import Column, Select, last, matches, one_of, raw
+from lab_dashboards.influxql import Column, Select, equals, last, matches, one_of, quoted, raw
 from lab_dashboards.panels import FULL, series_bars, series_table, xy_points
-from lab_dashboards.schema import MODE_SUMMARY, NETCONF_MODES, PIPELINED_AND_SEQUENTIAL
 
 UID = "netconf"
-NETCONF = (*variables.RUN_SCOPE, "\"transport\" = 'netconf'")
+NETCONF_MODES = ("netconf/fresh-session", "netconf/reuse-session", "netconf/batch-rpc")
+"""NETCONF modes whose RPCs are ``<get>`` of a requested reply size."""
+PIPELINED_AND_SEQUENTIAL = ("netconf/batch-rpc", "netconf/reuse-session")
+NETCONF = (*variables.RUN_SCOPE, equals(Tag.TRANSPORT, "netconf"))
 SCOPE = (
     *NETCONF,
-    matches("client", "client"),
-    matches("framing", "framing"),
-    matches("reply_bytes", "reply_bytes"),
+    matches(Tag.CLIENT, "client"),
+    matches(Tag.FRAMING, "framing"),
+    matches(Tag.REPLY_BYTES, "reply_bytes"),
 )
-PER_RPC = Column('last("p50_ms") / last("commands_per_iteration")', "ms per RPC")
+BY_MODE_CLIENT_FRAMING = (Tag.MODE, Tag.CLIENT, Tag.CLIENT_VERSION, Tag.FRAMING)
+PER_RPC = Column(
+    f"last({quoted(SummaryField.P50_MS)}) / last({quoted(SummaryField.COMMANDS_PER_ITERATION)})",
+    "ms per RPC",
+)
 
 
 def build() -> dict[str, Any]:
@@ -38,7 +51,7 @@ def build() -> dict[str, Any]:
             variables.narrowing(
                 "framing",
                 "Framing",
-                "framing",
+                Tag.FRAMING,
                 NETCONF,
                 description="1.0: end-of-message ]]>]]>; 1.1: chunked (RFC 6242)",
             )
@@ -47,7 +60,7 @@ def build() -> dict[str, Any]:
             variables.narrowing(
                 "reply_bytes",
                 "Reply size",
-                "reply_bytes",
+                Tag.REPLY_BYTES,
                 NETCONF,
                 description="bytes of each <get> reply the runner asked the device for",
             )
@@ -61,16 +74,20 @@ def build() -> dict[str, Any]:
                 "the session's setup in every RPC's share.",
                 Select(
                     (
-                        raw("parameter_reply_bytes", "reply size"),
-                        Column('"p50_ms" / "commands_per_iteration"', "ms per RPC"),
+                        raw(parameter_field(Tag.REPLY_BYTES), "reply size"),
+                        Column(
+                            f"{quoted(SummaryField.P50_MS)} / "
+                            f"{quoted(SummaryField.COMMANDS_PER_ITERATION)}",
+                            "ms per RPC",
+                        ),
                     ),
-                    MODE_SUMMARY,
-                    (*SCOPE, one_of("mode", NETCONF_MODES)),
-                    ("mode", "client", "client_version", "framing"),
+                    Measurement.MODE_SUMMARY,
+                    (*SCOPE, one_of(Tag.MODE, NETCONF_MODES)),
+                    BY_MODE_CLIENT_FRAMING,
                 ),
                 x_unit="decbytes",
                 y_unit="ms",
-                partition_by=("mode", "client", "client_version", "framing"),
+                partition_by=BY_MODE_CLIENT_FRAMING,
                 log_x=True,
                 width=FULL,
                 height=12,
@@ -82,7 +99,7 @@ def build() -> dict[str, Any]:
                 "batch-rpc sends every RPC before reading the replies (RFC 6241 allows it), "
                 "reuse-session waits for each reply: the difference is round trips.",
                 (PER_RPC,),
-                (*SCOPE, one_of("mode", PIPELINED_AND_SEQUENTIAL)),
+                (*SCOPE, one_of(Tag.MODE, PIPELINED_AND_SEQUENTIAL)),
                 "ms",
                 height=12,
             )
@@ -92,12 +109,12 @@ def build() -> dict[str, Any]:
                 "How long do an edit and a commit take? (p50 and p95, ms)",
                 "netconf/edit-commit: <edit-config> to the candidate, <commit>, and the edit "
                 "undone in the same way; its replies are <ok/> whatever the reply size.",
-                (last("p50_ms", "p50"), last("p95_ms", "p95")),
+                (last(SummaryField.P50_MS, "p50"), last(SummaryField.P95_MS, "p95")),
                 (
                     *NETCONF,
-                    matches("client", "client"),
-                    matches("framing", "framing"),
-                    "\"mode\" = 'netconf/edit-commit'",
+                    matches(Tag.CLIENT, "client"),
+                    matches(Tag.FRAMING, "framing"),
+                    equals(Tag.MODE, "netconf/edit-commit"),
                 ),
                 "ms",
                 height=12,
@@ -109,13 +126,13 @@ def build() -> dict[str, Any]:
                 "NETCONF series of the run",
                 "Per iteration: p50 and p95, the share of one RPC, and what crossed the wire.",
                 (
-                    last("p50_ms", "p50"),
-                    last("p95_ms", "p95"),
+                    last(SummaryField.P50_MS, "p50"),
+                    last(SummaryField.P95_MS, "p95"),
                     PER_RPC,
-                    last("wire_bytes_in_p50", "bytes in"),
-                    last("wire_round_trips_p50", "round trips"),
-                    last("n", "n"),
-                    last("errors", "errors"),
+                    last(wire_p50_field("bytes_in"), "bytes in"),
+                    last(wire_p50_field("round_trips"), "round trips"),
+                    last(SummaryField.N, "n"),
+                    last(SummaryField.ERRORS, "errors"),
                 ),
                 SCOPE,
                 {"p50": "ms", "p95": "ms", "ms per RPC": "ms", "bytes in": "decbytes"},

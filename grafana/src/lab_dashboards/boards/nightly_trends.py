@@ -3,22 +3,22 @@ as annotations, the verdicts of each run as a table."""
 
 from typing import Any
 
+from bench_runner.influx_schema import Measurement, RunField, SummaryField, Tag, VerdictField
 from grafana_foundation_sdk.builders.dashboard import Row
 
 from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render, verdicts_annotation
 from lab_dashboards.influxql import Select, last, matches, raw
 from lab_dashboards.panels import influx_timeseries, series_table
-from lab_dashboards.schema import MODE_SUMMARY, RUN, VERDICT
 
 UID = "nightly-trends"
-PROFILE = (matches("profile", "profile"),)
+PROFILE = (matches(Tag.PROFILE, "profile"),)
 SCOPE = (
     "$timeFilter",
     *PROFILE,
-    matches("transport", "transport"),
-    matches("mode", "mode"),
-    matches("client", "client"),
+    matches(Tag.TRANSPORT, "transport"),
+    matches(Tag.MODE, "mode"),
+    matches(Tag.CLIENT, "client"),
 )
 
 
@@ -34,14 +34,16 @@ def build() -> dict[str, Any]:
         )
         .with_variable(variables.profile())
         .with_variable(variables.transport(("$timeFilter", *PROFILE)))
-        .with_variable(variables.mode(("$timeFilter", *PROFILE, matches("transport", "transport"))))
+        .with_variable(
+            variables.mode(("$timeFilter", *PROFILE, matches(Tag.TRANSPORT, "transport")))
+        )
         .with_variable(
             variables.client(
                 (
                     "$timeFilter",
                     *PROFILE,
-                    matches("transport", "transport"),
-                    matches("mode", "mode"),
+                    matches(Tag.TRANSPORT, "transport"),
+                    matches(Tag.MODE, "mode"),
                 )
             )
         )
@@ -50,7 +52,12 @@ def build() -> dict[str, Any]:
             influx_timeseries(
                 "How has each series' p50 moved run after run? (ms)",
                 "One point per run (at the end of the series' measurement), one line per series.",
-                Select((raw("p50_ms", "p50"),), MODE_SUMMARY, SCOPE, ("series",)),
+                Select(
+                    (raw(SummaryField.P50_MS, "p50"),),
+                    Measurement.MODE_SUMMARY,
+                    SCOPE,
+                    (Tag.SERIES,),
+                ),
                 "ms",
                 height=12,
             )
@@ -60,7 +67,12 @@ def build() -> dict[str, Any]:
                 "How has each series' p95 moved? (ms)",
                 "The tail: a p95 that moves while the p50 stays is jitter, contention or a "
                 "retransmission.",
-                Select((raw("p95_ms", "p95"),), MODE_SUMMARY, SCOPE, ("series",)),
+                Select(
+                    (raw(SummaryField.P95_MS, "p95"),),
+                    Measurement.MODE_SUMMARY,
+                    SCOPE,
+                    (Tag.SERIES,),
+                ),
                 "ms",
                 height=10,
                 width=12,
@@ -71,7 +83,12 @@ def build() -> dict[str, Any]:
                 "Was the latency what the profile says, every run? (verified RTT, ms)",
                 "The RTT each series' probe measured before it was measured; the runner "
                 "refuses a series off the profile by more than max(10 %, 1 ms).",
-                Select((raw("verified_rtt_ms", "verified RTT"),), MODE_SUMMARY, SCOPE, ("series",)),
+                Select(
+                    (raw(SummaryField.VERIFIED_RTT_MS, "verified RTT"),),
+                    Measurement.MODE_SUMMARY,
+                    SCOPE,
+                    (Tag.SERIES,),
+                ),
                 "ms",
                 height=10,
                 width=12,
@@ -87,19 +104,19 @@ def build() -> dict[str, Any]:
                 "its robust z, the threshold it had to reach and the night a lasting shift "
                 "began.",
                 (
-                    last("verdict", "verdict"),
-                    last("change_pct", "change %"),
-                    last("robust_z", "robust z"),
-                    last("threshold_pct", "threshold %"),
-                    last("median_ms", "median"),
-                    last("baseline_median_ms", "baseline median"),
-                    last("nights", "earlier nights"),
-                    last("changepoint_run_id", "shift since"),
+                    last(VerdictField.VERDICT, "verdict"),
+                    last(VerdictField.CHANGE_PCT, "change %"),
+                    last(VerdictField.ROBUST_Z, "robust z"),
+                    last(VerdictField.THRESHOLD_PCT, "threshold %"),
+                    last(VerdictField.MEDIAN_MS, "median"),
+                    last(VerdictField.BASELINE_MEDIAN_MS, "baseline median"),
+                    last(VerdictField.NIGHTS, "earlier nights"),
+                    last(VerdictField.CHANGEPOINT_RUN_ID, "shift since"),
                 ),
                 SCOPE,
                 {"median": "ms", "baseline median": "ms"},
-                group_by=("run_id", "series"),
-                measurement=VERDICT,
+                group_by=(Tag.RUN_ID, Tag.SERIES),
+                measurement=Measurement.VERDICT,
                 height=10,
             )
         )
@@ -110,16 +127,16 @@ def build() -> dict[str, Any]:
                 "Every run of the profile: plan, measured series, failed iterations, how long "
                 "it took, the lab commit.",
                 (
-                    last("modes", "series measured"),
-                    last("errors", "failed iterations"),
-                    last("duration_s", "duration"),
-                    last("commit", "commit"),
-                    last("ok", "ok"),
+                    last(RunField.MODES, "series measured"),
+                    last(RunField.ERRORS, "failed iterations"),
+                    last(RunField.DURATION_S, "duration"),
+                    last(RunField.COMMIT, "commit"),
+                    last(RunField.OK, "ok"),
                 ),
                 ("$timeFilter", *PROFILE),
                 {"duration": "s"},
-                group_by=("run_id", "plan"),
-                measurement=RUN,
+                group_by=(Tag.RUN_ID, Tag.PLAN),
+                measurement=Measurement.RUN,
                 height=10,
             )
         )

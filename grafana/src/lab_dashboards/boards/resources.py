@@ -3,6 +3,7 @@ the WAN emulator over time."""
 
 from typing import Any
 
+from bench_runner.influx_schema import SummaryField, Tag
 from grafana_foundation_sdk.builders.dashboard import Row
 
 from lab_dashboards import variables
@@ -13,7 +14,7 @@ from lab_dashboards.panels import prometheus_timeseries, series_bars
 UID = "resources"
 COMMANDS_PER_SECOND = "sum by (transport) (rate(device_commands_total[$__rate_interval]))"
 DELAYED_PER_SECOND = "rate(netem_delayer_accepted_packets_total[$__rate_interval])"
-SCOPE = (*variables.RUN_SCOPE, matches("transport", "transport"), matches("client", "client"))
+SCOPE = (*variables.RUN_SCOPE, matches(Tag.TRANSPORT, "transport"), matches(Tag.CLIENT, "client"))
 
 
 def build() -> dict[str, Any]:
@@ -39,8 +40,8 @@ def build() -> dict[str, Any]:
                 "Device: the whole device container (sshd, nginx, the device program), from "
                 "its cgroup.",
                 (
-                    per_iteration_ms("runner_cpu_s", "runner"),
-                    per_iteration_ms("device_cpu_s", "device"),
+                    per_iteration_ms(SummaryField.RUNNER_CPU_S, "runner"),
+                    per_iteration_ms(SummaryField.DEVICE_CPU_S, "device"),
                 ),
                 SCOPE,
                 "ms",
@@ -53,8 +54,8 @@ def build() -> dict[str, Any]:
                 "Runner: peak resident memory of the runner and its children, sampled every "
                 "second; device: peak of the container's memory (page cache included).",
                 (
-                    last("runner_rss_peak_bytes", "runner"),
-                    last("device_memory_peak_bytes", "device"),
+                    last(SummaryField.RUNNER_RSS_PEAK_BYTES, "runner"),
+                    last(SummaryField.DEVICE_MEMORY_PEAK_BYTES, "device"),
                 ),
                 SCOPE,
                 "bytes",

@@ -2,6 +2,16 @@
 
 from typing import Any
 
+from bench_runner.influx_schema import (
+    IterationField,
+    Measurement,
+    SummaryField,
+    Tag,
+    phase_p50_field,
+    wire_p50_field,
+)
+from bench_runner.phases import PHASES
+from bench_runner.wire.model import FIELDS as WIRE_FIELDS
 from grafana_foundation_sdk.builders.dashboard import Row
 
 from lab_dashboards import variables
@@ -16,10 +26,9 @@ from lab_dashboards.panels import (
     time_split_bars,
     xy_points,
 )
-from lab_dashboards.schema import ITERATION, PHASES, SERIES_TAG, WIRE_FIELDS
 
 UID = "transport-comparison"
-SCOPE = (*variables.RUN_SCOPE, matches("transport", "transport"), matches("client", "client"))
+SCOPE = (*variables.RUN_SCOPE, matches(Tag.TRANSPORT, "transport"), matches(Tag.CLIENT, "client"))
 
 
 def build() -> dict[str, Any]:
@@ -41,7 +50,7 @@ def build() -> dict[str, Any]:
                 "Wall time of one iteration (every command of the run, connection setup where "
                 "the mode makes one), median and 95th percentile over the measured iterations. "
                 "One group per series: mode · client version · parameters.",
-                (last("p50_ms", "p50"), last("p95_ms", "p95")),
+                (last(SummaryField.P50_MS, "p50"), last(SummaryField.P95_MS, "p95")),
                 SCOPE,
                 "ms",
             )
@@ -52,7 +61,7 @@ def build() -> dict[str, Any]:
                 "Baseline p50 / series p50 (results.json `baseline`: the plan's baseline mode, "
                 "ssh/pty-fresh by default, the way Netmiko and Ansible work): 3 means three "
                 "times faster. Empty when the run did not measure the baseline.",
-                (last("speedup_vs_baseline", "speedup"),),
+                (last(SummaryField.SPEEDUP_VS_BASELINE, "speedup"),),
                 SCOPE,
                 RATIO_UNIT,
             )
@@ -64,17 +73,17 @@ def build() -> dict[str, Any]:
                 "profile sets and the RTT the runner verified on the mode's port just before "
                 "measuring. n counts successful iterations, errors the failed ones.",
                 (
-                    last("p50_ms", "p50"),
-                    last("p95_ms", "p95"),
-                    last("p99_ms", "p99"),
-                    last("mean_ms", "mean"),
-                    last("stddev_ms", "stddev"),
-                    last("min_ms", "min"),
-                    last("max_ms", "max"),
-                    last("n", "n"),
-                    last("errors", "errors"),
-                    last("configured_rtt_ms", "configured RTT"),
-                    last("verified_rtt_ms", "verified RTT"),
+                    last(SummaryField.P50_MS, "p50"),
+                    last(SummaryField.P95_MS, "p95"),
+                    last(SummaryField.P99_MS, "p99"),
+                    last(SummaryField.MEAN_MS, "mean"),
+                    last(SummaryField.STDDEV_MS, "stddev"),
+                    last(SummaryField.MIN_MS, "min"),
+                    last(SummaryField.MAX_MS, "max"),
+                    last(SummaryField.N, "n"),
+                    last(SummaryField.ERRORS, "errors"),
+                    last(SummaryField.CONFIGURED_RTT_MS, "configured RTT"),
+                    last(SummaryField.VERIFIED_RTT_MS, "verified RTT"),
                 ),
                 SCOPE,
                 {
@@ -102,9 +111,9 @@ def build() -> dict[str, Any]:
                 "from client-to-device data to device-to-client data), the round trips the "
                 "client is expected to pay, and the protocol minimum any client must pay.",
                 (
-                    last("wire_round_trips_p50", "counted on the wire"),
-                    last("expected_round_trips", "expected"),
-                    last("min_round_trips", "protocol minimum"),
+                    last(wire_p50_field("round_trips"), "counted on the wire"),
+                    last(SummaryField.EXPECTED_ROUND_TRIPS, "expected"),
+                    last(SummaryField.MIN_ROUND_TRIPS, "protocol minimum"),
                 ),
                 SCOPE,
                 "none",
@@ -135,7 +144,7 @@ def build() -> dict[str, Any]:
                 "Median of each phase the client lets the runner see (SCHEMA.md lists them and "
                 "which clients record which). The rest of the wall time is the client's own "
                 "work between phases. OpenSSH, requests and the tunnel modes record none.",
-                tuple(last(f"phase_{name}_p50_ms", name) for name in PHASES),
+                tuple(last(phase_p50_field(name), name) for name in PHASES),
                 SCOPE,
                 "ms",
                 stacked=True,
@@ -149,7 +158,7 @@ def build() -> dict[str, Any]:
                 "Counted by the runner's packet capture on the mode's ports, for every client. "
                 "Packets as the socket sees them (a bulk aggregate is one), segments as on the "
                 "wire, TCP payload bytes.",
-                tuple(last(f"wire_{field}_p50", field) for field in WIRE_FIELDS),
+                tuple(last(wire_p50_field(field), field) for field in WIRE_FIELDS),
                 SCOPE,
                 {field: "decbytes" for field in WIRE_FIELDS if "bytes" in field},
             )
@@ -160,14 +169,17 @@ def build() -> dict[str, Any]:
                 "Each measured iteration in run order; a line per series. Failed iterations "
                 "are points too (their wall time until the failure).",
                 Select(
-                    (raw("iteration", "iteration"), raw("wall_ms", "wall time")),
-                    ITERATION,
+                    (
+                        raw(IterationField.ITERATION, "iteration"),
+                        raw(IterationField.WALL_MS, "wall time"),
+                    ),
+                    Measurement.ITERATION,
                     SCOPE,
-                    (SERIES_TAG,),
+                    (Tag.SERIES,),
                 ),
                 x_unit="none",
                 y_unit="ms",
-                partition_by=(SERIES_TAG,),
+                partition_by=(Tag.SERIES,),
                 width=FULL,
                 height=12,
             )

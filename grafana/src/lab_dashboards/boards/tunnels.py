@@ -2,18 +2,20 @@
 
 from typing import Any
 
+from bench_runner.influx_schema import SummaryField, Tag, wire_p50_field
 from grafana_foundation_sdk.builders.dashboard import Row
 
 from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render
-from lab_dashboards.influxql import last, matches, one_of
+from lab_dashboards.influxql import equals, last, matches, one_of
 from lab_dashboards.panels import series_bars, series_table
-from lab_dashboards.schema import BULK_MODES
 
 UID = "tunnels"
-BULK = (*variables.RUN_SCOPE, one_of("mode", BULK_MODES))
-SCOPE = (*BULK, matches("client", "client"), matches("bulk_size", "bulk_size"))
-REQUEST = (*variables.RUN_SCOPE, "\"mode\" = 'tunnel/request'", matches("client", "client"))
+BULK_MODES = ("tunnel/bulk", "https/bulk")
+"""The same payload through an SSH tunnel and directly over HTTPS."""
+BULK = (*variables.RUN_SCOPE, one_of(Tag.MODE, BULK_MODES))
+SCOPE = (*BULK, matches(Tag.CLIENT, "client"), matches(Tag.BULK_SIZE, "bulk_size"))
+REQUEST = (*variables.RUN_SCOPE, equals(Tag.MODE, "tunnel/request"), matches(Tag.CLIENT, "client"))
 
 
 def build() -> dict[str, Any]:
@@ -32,7 +34,7 @@ def build() -> dict[str, Any]:
             variables.narrowing(
                 "bulk_size",
                 "Payload",
-                "bulk_size",
+                Tag.BULK_SIZE,
                 BULK,
                 description="download size: 10M, 100M or 1G (MiB, GiB)",
             )
@@ -44,7 +46,7 @@ def build() -> dict[str, Any]:
                 "Payload size over the p50 wall time of one download (10^6 bytes per second). "
                 "tunnel/bulk: a new connection through the kept forward per download; "
                 "https/bulk: the same bytes on a kept HTTPS connection, no tunnel.",
-                (last("throughput_mb_s", "throughput"),),
+                (last(SummaryField.THROUGHPUT_MB_S, "throughput"),),
                 SCOPE,
                 "MBs",
                 height=12,
@@ -55,7 +57,7 @@ def build() -> dict[str, Any]:
                 "How long does one download take? (p50 and p95)",
                 "Wall time of one download, from the request (and the channel open, through a "
                 "tunnel) to the last byte.",
-                (last("p50_ms", "p50"), last("p95_ms", "p95")),
+                (last(SummaryField.P50_MS, "p50"), last(SummaryField.P95_MS, "p95")),
                 SCOPE,
                 "ms",
                 height=12,
@@ -68,7 +70,7 @@ def build() -> dict[str, Any]:
                 "tunnel/request: one small GET per command through the forward kept across "
                 "iterations; compare with https/keep-alive on the Transport comparison "
                 "dashboard.",
-                (last("p50_ms", "p50"), last("p95_ms", "p95")),
+                (last(SummaryField.P50_MS, "p50"), last(SummaryField.P95_MS, "p95")),
                 REQUEST,
                 "ms",
             )
@@ -78,12 +80,12 @@ def build() -> dict[str, Any]:
                 "Bulk series of the run",
                 "Per download: its size, p50, throughput, and what crossed the wire.",
                 (
-                    last("transfer_bytes", "payload"),
-                    last("p50_ms", "p50"),
-                    last("throughput_mb_s", "throughput"),
-                    last("wire_segments_in_p50", "segments in"),
-                    last("wire_round_trips_p50", "round trips"),
-                    last("n", "n"),
+                    last(SummaryField.TRANSFER_BYTES, "payload"),
+                    last(SummaryField.P50_MS, "p50"),
+                    last(SummaryField.THROUGHPUT_MB_S, "throughput"),
+                    last(wire_p50_field("segments_in"), "segments in"),
+                    last(wire_p50_field("round_trips"), "round trips"),
+                    last(SummaryField.N, "n"),
                 ),
                 SCOPE,
                 {"payload": "bytes", "p50": "ms", "throughput": "MBs"},

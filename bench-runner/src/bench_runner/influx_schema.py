@@ -1,0 +1,287 @@
+"""Every name the lab writes to InfluxDB: measurements, tag keys and field keys (what they
+mean: SCHEMA.md and README "Sinks"). The runner's sink (sinks/influx.py), the load
+generator (load/'s results.py) and the dashboards' generator (grafana/) spell them from
+here, so a name cannot differ between the points and the panels that query them.
+
+A leaf module, pure (no I/O, the standard library only): the load generator's image and
+the dashboards' image install bench-runner without its dependencies and import it as well,
+and the modules that name the per-phase, wire and time-split fields (phases.py,
+wire/model.py, wire/timeline.py, below the sinks) take their naming rules from it. Each
+name is on the wire and in stored points: renaming one here splits every series in two.
+"""
+
+from collections.abc import Iterable
+
+
+class Measurement:
+    RUN = "run"
+    """One point per run of the runner, at its start: what the dashboards annotate."""
+    ITERATION = "iteration"
+    """One point per measured iteration."""
+    MODE_SUMMARY = "mode_summary"
+    """One point per measured series of a run, when its mode finished."""
+    VERDICT = "verdict"
+    """One point per judged series, at the run's start."""
+    LOAD = "load"
+    """A load run (load/): one point per second per (transport, mode, client)."""
+    LOAD_RESOURCES = "load_resources"
+    """One point per second of a load run: users and resources."""
+    LOAD_STEP = "load_step"
+    """One point per step of a load sweep, after its ramp-up."""
+
+
+class Tag:
+    """Tag keys. Every point of the runner's: ``RUN_TAGS``; ``run`` adds ``PLAN``; a series'
+    points (iteration, mode_summary, verdict) add ``SERIES_TAGS`` and the mode's parameters
+    (``PARAMETER_TAGS``, those it has). A load run's points: ``LOAD_RUN_TAGS``; ``load`` adds
+    ``TRANSPORT``, ``MODE`` and ``CLIENT``, ``load_step`` ``TRANSPORT`` and ``STEP``."""
+
+    RUN_ID = "run_id"
+    SWEEP = "sweep"
+    PROFILE = "profile"
+    ENGINE = "engine"
+    PLAN = "plan"
+    MODE = "mode"
+    TRANSPORT = "transport"
+    CLIENT = "client"
+    CLIENT_VERSION = "client_version"
+    SERIES = "series"
+    """``mode · client version · parameters``: one measured series, named for legends."""
+    FRAMING = "framing"
+    REPLY_BYTES = "reply_bytes"
+    BULK_SIZE = "bulk_size"
+    HOSTS = "hosts"
+    REPEATS = "repeats"
+    KIND = "kind"
+    DEVICES = "devices"
+    STEP = "step"
+
+
+RUN_TAGS = (Tag.RUN_ID, Tag.SWEEP, Tag.PROFILE, Tag.ENGINE)
+SERIES_TAGS = (Tag.MODE, Tag.TRANSPORT, Tag.CLIENT, Tag.CLIENT_VERSION, Tag.SERIES)
+PARAMETER_TAGS = (Tag.FRAMING, Tag.REPLY_BYTES, Tag.BULK_SIZE, Tag.HOSTS, Tag.REPEATS)
+"""The modes' ``parameters``, each a tag of its own name."""
+LOAD_RUN_TAGS = (Tag.RUN_ID, Tag.KIND, Tag.PROFILE, Tag.DEVICES)
+
+
+class RunField:
+    """Fields of ``run``."""
+
+    TITLE = "title"
+    MODES = "modes"
+    ERRORS = "errors"
+    OK = "ok"
+    COMMIT = "commit"
+    DURATION_S = "duration_s"
+
+
+class IterationField:
+    """Fields of ``iteration``, then the families ``wire_field``, ``phase_field`` and
+    ``time_field`` (with ``TIME_STALLS`` and ``TIME_UNACCOUNTED_MS``)."""
+
+    WALL_MS = "wall_ms"
+    ITERATION = "iteration"
+    OK = "ok"
+    ERROR = "error"
+    EXCLUDED = "excluded"
+    TIME_STALLS = "time_stalls"
+    TIME_UNACCOUNTED_MS = "time_unaccounted_ms"
+
+
+class SummaryField:
+    """Fields of ``mode_summary``, then the families ``parameter_field``,
+    ``wire_p50_field``, ``phase_p50_field`` and ``time_p50_field`` (with ``TIME_STALLS``)."""
+
+    N = "n"
+    ERRORS = "errors"
+    EXCLUDED = "excluded"
+    MIN_MS = "min_ms"
+    MAX_MS = "max_ms"
+    MEAN_MS = "mean_ms"
+    P50_MS = "p50_ms"
+    P95_MS = "p95_ms"
+    P99_MS = "p99_ms"
+    STDDEV_MS = "stddev_ms"
+    WARMUP_DISCARDED = "warmup_discarded"
+    SPEEDUP_VS_BASELINE = "speedup_vs_baseline"
+    P50_VS_FLOOR = "p50_vs_floor"
+    CONFIGURED_RTT_MS = "configured_rtt_ms"
+    VERIFIED_RTT_MS = "verified_rtt_ms"
+    MIN_ROUND_TRIPS = "min_round_trips"
+    EXPECTED_ROUND_TRIPS = "expected_round_trips"
+    COMMANDS_PER_ITERATION = "commands_per_iteration"
+    TRANSFER_BYTES = "transfer_bytes"
+    THROUGHPUT_MB_S = "throughput_mb_s"
+    ADDED_RTT_MS = "added_rtt_ms"
+    RTT_MODEL_P50_MS = "rtt_model_p50_ms"
+    RTT_MODEL_LOCAL_P50_MS = "rtt_model_local_p50_ms"
+    RTT_MODEL_ROUND_TRIPS = "rtt_model_round_trips"
+    RUNNER_CPU_S = "runner_cpu_s"
+    RUNNER_RSS_PEAK_BYTES = "runner_rss_peak_bytes"
+    DEVICE_CPU_S = "device_cpu_s"
+    DEVICE_MEMORY_PEAK_BYTES = "device_memory_peak_bytes"
+    TIME_STALLS = "time_stalls"
+
+
+class VerdictField:
+    """Fields of ``verdict``."""
+
+    VERDICT = "verdict"
+    TITLE = "title"
+    REGRESSION = "regression"
+    MEDIAN_MS = "median_ms"
+    BASELINE_MEDIAN_MS = "baseline_median_ms"
+    BASELINE_MAD_MS = "baseline_mad_ms"
+    CHANGE_PCT = "change_pct"
+    THRESHOLD_PCT = "threshold_pct"
+    ROBUST_Z = "robust_z"
+    NIGHTS = "nights"
+    RULE = "rule"
+    CHANGEPOINT_RUN_ID = "changepoint_run_id"
+
+
+class LoadField:
+    """Fields of ``load``: one second of one (transport, mode, client)."""
+
+    REQUESTS = "requests"
+    FAILURES = "failures"
+    BYTES = "bytes"
+    MEAN_MS = "mean_ms"
+    P50_MS = "p50_ms"
+    P95_MS = "p95_ms"
+    P99_MS = "p99_ms"
+    MAX_MS = "max_ms"
+    USERS = "users"
+
+
+class LoadResourcesField:
+    """Fields of ``load_resources`` (the device's only when its metrics answered)."""
+
+    DEVICE_CPU_CORES = "device_cpu_cores"
+    DEVICE_MEMORY_BYTES = "device_memory_bytes"
+    GENERATOR_CPU_PERCENT = "generator_cpu_percent"
+    GENERATOR_MEMORY_BYTES = "generator_memory_bytes"
+    USERS = "users"
+
+
+class LoadStepField:
+    """Fields of ``load_step``: a step's figures over its window (those it has), in the
+    order of ``LOAD_STEP_FIGURES``, then ``KNEE``."""
+
+    USERS = "users"
+    WINDOW_S = "window_s"
+    REQUESTS = "requests"
+    FAILURES = "failures"
+    OPS_PER_S = "ops_per_s"
+    MEAN_MS = "mean_ms"
+    P50_MS = "p50_ms"
+    P95_MS = "p95_ms"
+    P99_MS = "p99_ms"
+    MAX_MS = "max_ms"
+    DEVICE_CPU_CORES = "device_cpu_cores"
+    DEVICE_MEMORY_BYTES = "device_memory_bytes"
+    DEVICE_MEMORY_FIRST_BYTES = "device_memory_first_bytes"
+    DEVICE_MEMORY_LAST_BYTES = "device_memory_last_bytes"
+    DEVICE_MEMORY_PEAK_BYTES = "device_memory_peak_bytes"
+    GENERATOR_CPU_PERCENT = "generator_cpu_percent"
+    GENERATOR_MEMORY_PEAK_BYTES = "generator_memory_peak_bytes"
+    KNEE = "knee"
+
+
+LOAD_STEP_FIGURES = (
+    LoadStepField.USERS,
+    LoadStepField.WINDOW_S,
+    LoadStepField.REQUESTS,
+    LoadStepField.FAILURES,
+    LoadStepField.OPS_PER_S,
+    LoadStepField.MEAN_MS,
+    LoadStepField.P50_MS,
+    LoadStepField.P95_MS,
+    LoadStepField.P99_MS,
+    LoadStepField.MAX_MS,
+    LoadStepField.DEVICE_CPU_CORES,
+    LoadStepField.DEVICE_MEMORY_BYTES,
+    LoadStepField.DEVICE_MEMORY_FIRST_BYTES,
+    LoadStepField.DEVICE_MEMORY_LAST_BYTES,
+    LoadStepField.DEVICE_MEMORY_PEAK_BYTES,
+    LoadStepField.GENERATOR_CPU_PERCENT,
+    LoadStepField.GENERATOR_MEMORY_PEAK_BYTES,
+)
+
+
+def parameter_field(name: str) -> str:
+    """A numeric parameter as a ``mode_summary`` field too (a chart's axis needs the
+    number; the tag is text)."""
+    return f"parameter_{name}"
+
+
+def wire_field(counter: str) -> str:
+    """A wire counter of one iteration (wire/model.py's ``FIELDS``)."""
+    return f"wire_{counter}"
+
+
+def wire_p50_field(counter: str) -> str:
+    return f"wire_{counter}_p50"
+
+
+def phase_field(phase: str) -> str:
+    """A phase of one iteration, ms (phases.py's ``PHASES``)."""
+    return f"phase_{phase}_ms"
+
+
+def phase_p50_field(phase: str) -> str:
+    return f"phase_{phase}_p50_ms"
+
+
+def time_field(part: str) -> str:
+    """A part of one iteration's time split, ms (wire/timeline.py's ``PARTS``)."""
+    return f"time_{part}_ms"
+
+
+def time_p50_field(part: str) -> str:
+    return f"time_{part}_p50_ms"
+
+
+def _names(namespace: type) -> set[str]:
+    return {value for key, value in vars(namespace).items() if key.isupper()}
+
+
+def field_names(
+    measurement: str,
+    phases: Iterable[str],
+    wire_counters: Iterable[str],
+    time_parts: Iterable[str],
+) -> frozenset[str]:
+    """Every field ``measurement`` may carry, its families spelled out over the runner's
+    phases (phases.PHASES), wire counters (wire/model.py's FIELDS) and time-split parts
+    (wire/timeline.py's PARTS), which this module cannot import (they are pydantic's)."""
+    if measurement == Measurement.ITERATION:
+        return frozenset(
+            _names(IterationField)
+            | {wire_field(counter) for counter in wire_counters}
+            | {phase_field(phase) for phase in phases}
+            | {time_field(part) for part in time_parts}
+        )
+    if measurement == Measurement.MODE_SUMMARY:
+        return frozenset(
+            _names(SummaryField)
+            | {parameter_field(name) for name in PARAMETER_TAGS}
+            | {wire_p50_field(counter) for counter in wire_counters}
+            | {phase_p50_field(phase) for phase in phases}
+            | {time_p50_field(part) for part in time_parts}
+        )
+    fixed = {
+        Measurement.RUN: RunField,
+        Measurement.VERDICT: VerdictField,
+        Measurement.LOAD: LoadField,
+        Measurement.LOAD_RESOURCES: LoadResourcesField,
+        Measurement.LOAD_STEP: LoadStepField,
+    }
+    if measurement not in fixed:
+        raise ValueError(f"no measurement {measurement!r} in the lab's schema")
+    return frozenset(_names(fixed[measurement]))
+
+
+def tag_names() -> frozenset[str]:
+    """Every tag key the lab writes."""
+    return frozenset(_names(Tag))
