@@ -42,10 +42,10 @@ from bench_runner.modes.netconf import (
     NetconfFreshSession,
     NetconfMode,
     NetconfReuseSession,
-    check_reply,
 )
 from bench_runner.modes.ssh_pty import SshPtyFresh
 from bench_runner.phases import PhaseTimer
+from bench_runner.protocols.netconf.messages import check_reply
 from bench_runner.validation import IterationError
 
 GOCLIENT_ENV = "BENCH_GOCLIENT"

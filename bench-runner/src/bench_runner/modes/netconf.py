@@ -1,4 +1,5 @@
-"""NETCONF over SSH (RFC 6241/6242) with the floor client: asyncssh and hand-written framing.
+"""NETCONF over SSH (RFC 6241/6242) with the floor client: asyncssh carrying the messages and
+framing of bench_runner.protocols.netconf.
 
 One operation is a ``<get>`` whose subtree filter asks the lab device for a synthetic
 payload of ``reply_bytes`` bytes (``urn:transport-lab:payload``); an iteration runs one
@@ -9,12 +10,10 @@ client offer only ``:base:1.0``. A reply fails the iteration when it is not an
 ``<rpc-reply>`` with ``<data>``, carries an ``<rpc-error>`` or answers another message-id.
 """
 
-import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
-from typing import ClassVar, Literal, Protocol
-from xml.sax.saxutils import escape, unescape
+from typing import ClassVar
 
 import asyncssh
 
@@ -28,160 +27,55 @@ from bench_runner.modes.base import (
 )
 from bench_runner.modes.ssh_exec import traced_connect
 from bench_runner.phases import PhaseTimer
+from bench_runner.protocols.netconf.framing import Decoder, encode
+from bench_runner.protocols.netconf.messages import Framing as Framing  # modes re-exports it
+from bench_runner.protocols.netconf.messages import (
+    check_reply,
+    client_hello,
+    close_session_rpc,
+    commit_rpc,
+    edit_description_rpc,
+    get_description_rpc,
+    get_payload_rpc,
+    negotiate_chunked,
+    original_description,
+)
 from bench_runner.roundtrips import SocketTrace
 from bench_runner.validation import IterationError
 
-BASE_NS = "urn:ietf:params:xml:ns:netconf:base:1.0"
-BASE_10 = "urn:ietf:params:netconf:base:1.0"
-BASE_11 = "urn:ietf:params:netconf:base:1.1"
-PAYLOAD_NS = "urn:transport-lab:payload"
-END_OF_MESSAGE = b"]]>]]>"
-Framing = Literal["1.0", "1.1"]
-MESSAGE_ID = re.compile(rb'<rpc-reply[^>]*\smessage-id="([^"]*)"')
-ERROR_MESSAGE = re.compile(rb"<error-message[^>]*>(.*?)</error-message>", re.DOTALL)
-
-
-class Reader(Protocol):
-    async def readuntil(self, separator: bytes) -> bytes: ...
-
-    async def readexactly(self, n: int) -> bytes: ...
-
-
-def client_hello(framing: Framing) -> bytes:
-    bases = [BASE_10] if framing == "1.0" else [BASE_10, BASE_11]
-    capabilities = "".join(f"<capability>{base}</capability>" for base in bases)
-    return (
-        f'<?xml version="1.0" encoding="UTF-8"?><hello xmlns="{BASE_NS}">'
-        f"<capabilities>{capabilities}</capabilities></hello>"
-    ).encode()
-
-
-def payload_filter(reply_bytes: int) -> str:
-    """Subtree filter asking the lab device for a ``<get>`` reply of ``reply_bytes``."""
-    return f'<payload xmlns="{PAYLOAD_NS}"><size>{reply_bytes}</size></payload>'
-
-
-def get_payload_rpc(message_id: int, reply_bytes: int) -> bytes:
-    return (
-        f'<rpc message-id="{message_id}" xmlns="{BASE_NS}"><get><filter type="subtree">'
-        f"{payload_filter(reply_bytes)}</filter></get></rpc>"
-    ).encode()
-
-
-def frame(message: bytes, *, chunked: bool) -> bytes:
-    """RFC 6242 section 4.2 chunked framing (one chunk), or end-of-message framing."""
-    if chunked:
-        return b"\n#%d\n" % len(message) + message + b"\n##\n"
-    return message + END_OF_MESSAGE
-
-
-async def read_message(reader: Reader, *, chunked: bool) -> bytes:
-    """One framed message from ``reader`` (chunks joined, framing removed)."""
-    if not chunked:
-        return (await reader.readuntil(END_OF_MESSAGE))[: -len(END_OF_MESSAGE)]
-    chunks: list[bytes] = []
-    while True:
-        if await reader.readexactly(2) != b"\n#":
-            raise IterationError("netconf: bad chunk header")
-        header = (await reader.readuntil(b"\n"))[:-1]
-        if header == b"#":
-            return b"".join(chunks)
-        if not header.isdigit() or header.startswith(b"0") or len(header) > 10:
-            raise IterationError(f"netconf: bad chunk size {header[:20]!r}")
-        chunks.append(await reader.readexactly(int(header)))
-
-
-NATIVE_NS = "http://cisco.com/ns/yang/Cisco-IOS-XE-native"
-EDIT_INTERFACE = ("Loopback", "0")
-"""The list entry ``netconf/edit-commit`` edits (its description), restored afterwards."""
-DESCRIPTION = re.compile(rb"<description>(.*?)</description>", re.DOTALL)
-
-
-def _loopback(inner: str) -> str:
-    kind, name = EDIT_INTERFACE
-    return (
-        f'<native xmlns="{NATIVE_NS}"><interface><{kind}><name>{name}</name>{inner}'
-        f"</{kind}></interface></native>"
-    )
-
-
-def description_config(description: str | None) -> str:
-    """The ``<config>`` setting the edited interface's description (``None`` removes it)."""
-    leaf = (
-        f'<description xmlns:nc="{BASE_NS}" nc:operation="remove"/>'
-        if description is None
-        else f"<description>{escape(description)}</description>"
-    )
-    return f'<config xmlns="{BASE_NS}">{_loopback(leaf)}</config>'
-
-
-DESCRIPTION_FILTER = _loopback("<description/>")
-"""Subtree filter selecting the edited interface's description."""
-
-
-def original_description(get_config_reply: str) -> str | None:
-    """The description in a ``<get-config>`` reply filtered with ``DESCRIPTION_FILTER``."""
-    found = DESCRIPTION.search(get_config_reply.encode())
-    return unescape(found.group(1).decode()) if found else None
-
-
-def edit_description_rpc(description: str | None, message_id: int) -> bytes:
-    """``<edit-config>`` merging the edited interface's description into the candidate."""
-    return (
-        f'<rpc message-id="{message_id}" xmlns="{BASE_NS}"><edit-config>'
-        "<target><candidate/></target><default-operation>merge</default-operation>"
-        f"{description_config(description)}</edit-config></rpc>"
-    ).encode()
-
-
-def commit_rpc(message_id: int) -> bytes:
-    return f'<rpc message-id="{message_id}" xmlns="{BASE_NS}"><commit/></rpc>'.encode()
-
-
-def get_description_rpc(message_id: int) -> bytes:
-    """``<get-config>`` of the running description of the edited interface."""
-    return (
-        f'<rpc message-id="{message_id}" xmlns="{BASE_NS}"><get-config>'
-        '<source><running/></source><filter type="subtree">'
-        f"{DESCRIPTION_FILTER}</filter></get-config></rpc>"
-    ).encode()
-
-
-def check_reply(reply: bytes, message_id: int, expect: bytes = b"<data") -> str:
-    """The reply as text, or IterationError naming what is wrong with it; ``expect`` is
-    what a successful reply carries (``<data`` for get, ``<ok`` for edit-config/commit)."""
-    match = MESSAGE_ID.search(reply[:512])
-    if match is None:
-        raise IterationError(f"netconf: not an rpc-reply: {reply[:80]!r}")
-    if match.group(1) != str(message_id).encode():
-        raise IterationError(
-            f"netconf: reply to message-id {match.group(1)!r}, expected {message_id}"
-        )
-    if b"<rpc-error" in reply:
-        error = ERROR_MESSAGE.search(reply)
-        detail = error.group(1).decode(errors="replace").strip() if error else "rpc-error"
-        raise IterationError(f"netconf: rpc-error: {detail}")
-    if expect not in reply:
-        raise IterationError(f"netconf: rpc-reply without {expect.decode()}>")
-    return reply.decode("utf-8", errors="replace")
+READ_SIZE = 65536
+"""Bytes asked of the channel per read: a 1 MB reply takes 16 reads, not one per packet."""
 
 
 class NetconfChannel:
-    """An open NETCONF session on an SSH channel (subsystem ``netconf``)."""
+    """An open NETCONF session on an SSH channel (subsystem ``netconf``): the I/O around
+    bench_runner.protocols.netconf. Every request is one write (a pipelined batch too)."""
 
-    def __init__(self, process: asyncssh.SSHClientProcess[bytes], chunked: bool) -> None:
+    def __init__(self, process: asyncssh.SSHClientProcess[bytes], decoder: Decoder) -> None:
         self._process = process
-        self.chunked = chunked
+        self._decoder = decoder
         self._next_id = 1
 
     @classmethod
     async def open(cls, conn: asyncssh.SSHClientConnection, framing: Framing) -> "NetconfChannel":
         process = await conn.create_process(subsystem="netconf", encoding=None)
-        process.stdin.write(frame(client_hello(framing), chunked=False))
-        server_hello = await read_message(process.stdout, chunked=False)
-        if b"<hello" not in server_hello:
-            raise IterationError(f"netconf: no server hello: {server_hello[:80]!r}")
-        return cls(process, chunked=framing == "1.1" and BASE_11.encode() in server_hello)
+        process.stdin.write(encode(client_hello(framing), chunked=False))
+        channel = cls(process, Decoder())
+        if negotiate_chunked(await channel._read_message(), framing):
+            channel._decoder.start_chunked()
+        return channel
+
+    @property
+    def chunked(self) -> bool:
+        return self._decoder.chunked
+
+    async def _read_message(self) -> bytes:
+        while (message := self._decoder.next_message()) is None:
+            data = await self._process.stdout.read(READ_SIZE)
+            if not data:
+                raise IterationError("netconf: the server closed the session")
+            self._decoder.feed(data)
+        return message
 
     async def get_payloads(self, count: int, reply_bytes: int, *, pipelined: bool) -> list[str]:
         """``count`` payload gets: each after the previous reply, or all sent at once."""
@@ -190,40 +84,29 @@ class NetconfChannel:
         if pipelined:
             self._process.stdin.write(
                 b"".join(
-                    frame(get_payload_rpc(message_id, reply_bytes), chunked=self.chunked)
+                    encode(get_payload_rpc(message_id, reply_bytes), chunked=self.chunked)
                     for message_id in ids
                 )
             )
-            return [
-                check_reply(
-                    await read_message(self._process.stdout, chunked=self.chunked), message_id
-                )
-                for message_id in ids
-            ]
+            return [check_reply(await self._read_message(), message_id) for message_id in ids]
         outputs = []
         for message_id in ids:
             self._process.stdin.write(
-                frame(get_payload_rpc(message_id, reply_bytes), chunked=self.chunked)
+                encode(get_payload_rpc(message_id, reply_bytes), chunked=self.chunked)
             )
-            outputs.append(
-                check_reply(
-                    await read_message(self._process.stdout, chunked=self.chunked), message_id
-                )
-            )
+            outputs.append(check_reply(await self._read_message(), message_id))
         return outputs
 
     async def call(self, build: Callable[[int], bytes], expect: bytes) -> str:
         """One RPC (``build(message_id)``), waiting for and checking its reply."""
         message_id = self._next_id
         self._next_id += 1
-        self._process.stdin.write(frame(build(message_id), chunked=self.chunked))
-        reply = await read_message(self._process.stdout, chunked=self.chunked)
-        return check_reply(reply, message_id, expect)
+        self._process.stdin.write(encode(build(message_id), chunked=self.chunked))
+        return check_reply(await self._read_message(), message_id, expect)
 
     def close(self) -> None:
         """``<close-session/>`` without waiting for its reply, then close the channel."""
-        message = f'<rpc message-id="{self._next_id}" xmlns="{BASE_NS}"><close-session/></rpc>'
-        self._process.stdin.write(frame(message.encode(), chunked=self.chunked))
+        self._process.stdin.write(encode(close_session_rpc(self._next_id), chunked=self.chunked))
         self._process.close()
 
 

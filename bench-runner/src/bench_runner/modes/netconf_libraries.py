@@ -25,19 +25,21 @@ from scrapli_netconf.driver import AsyncNetconfDriver, NetconfDriver
 
 from bench_runner.modes.base import ONE_PER_COMMAND, RoundTripBound, Session, Target
 from bench_runner.modes.netconf import (
-    BASE_11,
-    DESCRIPTION_FILTER,
     NetconfBatchRpc,
     NetconfEditCommit,
     NetconfFreshSession,
     NetconfMode,
     NetconfReuseSession,
+)
+from bench_runner.modes.ssh_libraries import scrapli_nodelay_socket, scrapli_transport_version
+from bench_runner.phases import PhaseTimer
+from bench_runner.protocols.netconf.messages import (
+    BASE_11,
+    DESCRIPTION_FILTER,
     description_config,
     original_description,
     payload_filter,
 )
-from bench_runner.modes.ssh_libraries import scrapli_nodelay_socket, scrapli_transport_version
-from bench_runner.phases import PhaseTimer
 from bench_runner.validation import IterationError
 
 OPERATION_TIMEOUT_S = 60
