@@ -3,15 +3,20 @@
 BENCH_PLAN ?= nightly
 RUNNER_TEST_IMAGE ?= transport-lab/bench-runner-test:dev
 
-.PHONY: bench-matrix bench-smoke fleet-inventory bench-fleet runner-test-image test-runner lint-runner test-sink-spool test-faults \
+.PHONY: bench-matrix bench-smoke fleet-inventory bench-fleet runner-test-image test-runner docs-modes lint-runner \
+	test-sink-spool test-faults \
 	test-verdicts bench-verdicts
 
 runner-test-image: .env
 	$(TEST_COMPOSE) --profile tools build bench-runner
 
-test-runner: runner-test-image ## bench-runner unit tests (in its test image)
-	docker run --rm -e CI --entrypoint python3 $(RUNNER_TEST_IMAGE) \
-	  -m pytest /app/tests -p no:cacheprovider --ignore=/app/tests/integration
+test-runner: runner-test-image ## bench-runner unit tests (in its test image; docs/ mounted for the modes page)
+	docker run --rm -e CI -v "$(CURDIR)/docs:/docs:ro" -e DOCS_DIR=/docs --entrypoint python3 \
+	  $(RUNNER_TEST_IMAGE) -m pytest /app/tests -p no:cacheprovider --ignore=/app/tests/integration
+
+docs-modes: runner-test-image ## Regenerate docs/modes.md from the mode catalog (bench-runner/src/bench_runner/modes/catalog/)
+	docker run --rm --entrypoint bench-runner $(RUNNER_TEST_IMAGE) modes --markdown >docs/modes.md.tmp
+	mv docs/modes.md.tmp docs/modes.md
 
 # goclient (bench-runner/goclient), the Go program the scrapligo client runs in: its gates
 # and unit tests in the Go image, the repository read-only; staticcheck is pinned by the tool

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bench_runner.cli import _plan_overrides, app
+from bench_runner.cli import app, plan_overrides, run
 from bench_runner.plan import Plan, load_plan, override
 from bench_runner.settings import Settings
 
@@ -85,11 +85,29 @@ def test_unknown_plan_and_bad_override_are_usage_errors() -> None:
 
 
 def test_fleet_options_set_the_plans_counts() -> None:
-    overrides = _plan_overrides(
-        None, None, None, None, None, None, None, None, (None, None), None, ("1,4", "3")
-    )
+    overrides = plan_overrides(run, {"fleet_hosts": "1,4", "fleet_repeats": "3", "modes": None})
     merged = override(load_plan("reproduce-ssh-libraries"), overrides)
     assert (merged.fleet_host_counts(), merged.fleet_repeat_counts()) == ([1, 4], [3])
+
+
+def test_every_plan_option_overrides_its_plan_field() -> None:
+    given = {
+        "profile": "local, regional",
+        "commands": "show version;show clock",
+        "timeout": 9.0,
+        "netconf_framing": "1.0",
+        "iterations": 7,
+        "no_sinks": True,  # not a plan field
+    }
+    assert plan_overrides(run, given) == {
+        "profiles": ["local", "regional"],
+        "commands": ["show version", "show clock"],
+        "timeout_s": 9.0,
+        "netconf_framing": ["1.0"],
+        "iterations": 7,
+    }
+    merged = override(Plan(), plan_overrides(run, given))
+    assert (merged.iterations, merged.timeout_s) == (7, 9.0)
 
 
 def test_help_texts_name_the_plan_defaults() -> None:

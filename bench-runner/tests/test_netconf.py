@@ -1,80 +1,146 @@
+"""The floor client's NETCONF channel (the I/O around bench_runner.protocols.netconf) and the
+NETCONF modes' parameters. The channel is driven through a fake SSH process: what it writes,
+in how many writes (the wire's round trips depend on it), and how it reads the replies."""
+
 import asyncio
+from typing import Any, cast
 
 import pytest
 
-from bench_runner.modes import MODES_BY_NAME, NetconfMode, Target
-from bench_runner.modes.netconf import (
-    check_reply,
+from bench_runner.modes import MODES_BY_NAME, Target
+from bench_runner.modes.clients.asyncssh_netconf import NetconfChannel
+from bench_runner.protocols.netconf.framing import encode_chunked, encode_end_of_message
+from bench_runner.protocols.netconf.messages import (
+    Framing,
     client_hello,
-    frame,
+    close_session_rpc,
+    commit_rpc,
     get_payload_rpc,
-    read_message,
 )
 from bench_runner.validation import IterationError
 
 TARGET = Target(host="device", ssh_port=22, https_port=443, username="u", password="p")
+SERVER_HELLO = (
+    b'<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabilities>'
+    b"<capability>urn:ietf:params:netconf:base:1.0</capability>"
+    b"<capability>urn:ietf:params:netconf:base:1.1</capability></capabilities>"
+    b"<session-id>4</session-id></hello>"
+)
 
 
-def read(data: bytes, *, chunked: bool, count: int = 1) -> list[bytes]:
-    async def scenario() -> list[bytes]:
-        reader = asyncio.StreamReader()
-        reader.feed_data(data)
-        reader.feed_eof()
-        return [await read_message(reader, chunked=chunked) for _ in range(count)]
+class FakeStdout:
+    """What the server sends, handed out in reads of at most 7 bytes."""
 
-    return asyncio.run(scenario())
+    def __init__(self, incoming: bytes) -> None:
+        self.incoming = incoming
 
-
-def test_end_of_message_framing_round_trip() -> None:
-    framed = frame(b"<rpc/>", chunked=False) + frame(b"<hello/>", chunked=False)
-    assert framed == b"<rpc/>]]>]]><hello/>]]>]]>"
-    assert read(framed, chunked=False, count=2) == [b"<rpc/>", b"<hello/>"]
+    async def read(self, n: int) -> bytes:
+        data, self.incoming = self.incoming[: min(n, 7)], self.incoming[min(n, 7) :]
+        return data
 
 
-def test_chunked_framing_round_trip_and_several_chunks() -> None:
-    assert frame(b"<rpc/>", chunked=True) == b"\n#6\n<rpc/>\n##\n"
-    # RFC 6242 section 4.2 example shape: one message in two chunks, then another.
-    data = b"\n#4\n<rpc\n#8\n message\n##\n" + frame(b"<x/>", chunked=True)
-    assert read(data, chunked=True, count=2) == [b"<rpc message", b"<x/>"]
+class FakeStdin:
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
 
 
-@pytest.mark.parametrize("bad", [b"\n#0\nx\n##\n", b"\n#abc\nx\n##\n", b"#4\n<rpc\n##\n"])
-def test_bad_chunks_are_rejected(bad: bytes) -> None:
-    with pytest.raises(IterationError, match="chunk"):
-        read(bad, chunked=True)
+class FakeProcess:
+    def __init__(self, incoming: bytes) -> None:
+        self.stdin = FakeStdin()
+        self.stdout = FakeStdout(incoming)
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
 
 
-def test_hello_and_rpc_text() -> None:
-    assert b"base:1.1" in client_hello("1.1")
-    assert b"base:1.1" not in client_hello("1.0")
-    rpc = get_payload_rpc(7, 10240)
-    assert b'message-id="7"' in rpc
-    assert b"<size>10240</size>" in rpc
+class FakeConnection:
+    def __init__(self, incoming: bytes) -> None:
+        self.process = FakeProcess(incoming)
+
+    async def create_process(self, *, subsystem: str, encoding: None) -> FakeProcess:
+        assert (subsystem, encoding) == ("netconf", None)
+        return self.process
 
 
-def test_check_reply() -> None:
-    ok = (
-        b'<rpc-reply message-id="3" xmlns="urn:ietf:params:xml:ns:netconf:base:1.0">'
-        b"<data/></rpc-reply>"
+def reply(message_id: int, body: str = "<data><payload>xyz</payload></data>") -> bytes:
+    return f'<rpc-reply message-id="{message_id}">{body}</rpc-reply>'.encode()
+
+
+def open_channel(framing: Framing, after_hello: bytes) -> tuple[NetconfChannel, FakeProcess]:
+    connection = FakeConnection(encode_end_of_message(SERVER_HELLO) + after_hello)
+    channel = asyncio.run(NetconfChannel.open(cast(Any, connection), framing))
+    return channel, connection.process
+
+
+def test_pipelined_gets_are_one_write_and_replies_are_read_in_order() -> None:
+    replies = b"".join(encode_chunked(reply(i), max_chunk_size=9) for i in (1, 2, 3))
+    channel, process = open_channel("1.1", replies)
+    assert channel.chunked
+    assert process.stdin.writes == [encode_end_of_message(client_hello("1.1"))]
+    outputs = asyncio.run(channel.get_payloads(3, 1024, pipelined=True))
+    assert outputs == [reply(i).decode() for i in (1, 2, 3)]
+    assert process.stdin.writes[1:] == [
+        b"".join(encode_chunked(get_payload_rpc(i, 1024)) for i in (1, 2, 3))
+    ]
+
+
+def test_sequential_gets_and_calls_are_one_write_each() -> None:
+    incoming = b"".join(encode_end_of_message(reply(i)) for i in (1, 2))
+    incoming += encode_end_of_message(reply(3, "<ok/>"))
+    channel, process = open_channel("1.0", incoming)
+    assert not channel.chunked
+    assert asyncio.run(channel.get_payloads(2, 10, pipelined=False)) == [
+        reply(1).decode(),
+        reply(2).decode(),
+    ]
+    assert asyncio.run(channel.call(commit_rpc, b"<ok")) == reply(3, "<ok/>").decode()
+    channel.close()
+    assert process.stdin.writes[1:] == [
+        encode_end_of_message(get_payload_rpc(1, 10)),
+        encode_end_of_message(get_payload_rpc(2, 10)),
+        encode_end_of_message(commit_rpc(3)),
+        encode_end_of_message(close_session_rpc(4)),
+    ]
+    assert process.closed
+
+
+def test_a_server_without_base_11_keeps_end_of_message_framing() -> None:
+    connection = FakeConnection(
+        encode_end_of_message(SERVER_HELLO.replace(b"base:1.1", b"base:1.0"))
     )
-    assert check_reply(ok, 3).startswith("<rpc-reply")
-    with pytest.raises(IterationError, match="expected 4"):
-        check_reply(ok, 4)
-    error = (
-        b'<rpc-reply message-id="3"><rpc-error><error-tag>invalid-value</error-tag>'
-        b"<error-message>payload size must be 1..67108864 bytes</error-message>"
-        b"</rpc-error></rpc-reply>"
-    )
-    with pytest.raises(IterationError, match="payload size must be"):
-        check_reply(error, 3)
-    with pytest.raises(IterationError, match="not an rpc-reply"):
-        check_reply(b"<hello/>", 3)
+    channel = asyncio.run(NetconfChannel.open(cast(Any, connection), "1.1"))
+    assert not channel.chunked
+
+
+@pytest.mark.parametrize(
+    ("after_hello", "problem"),
+    [
+        (b"", "netconf: the server closed the session"),
+        (encode_chunked(reply(1))[:20], "netconf: the server closed the session"),
+        (encode_chunked(reply(2)), "netconf: reply to message-id b'2', expected 1"),
+        (b"\n#0\n", "netconf: bad chunk size b'0'"),
+    ],
+)
+def test_a_bad_session_fails_the_iteration(after_hello: bytes, problem: str) -> None:
+    channel, _ = open_channel("1.1", after_hello)
+    with pytest.raises(IterationError) as failure:
+        asyncio.run(channel.get_payloads(1, 1024, pipelined=False))
+    assert str(failure.value).startswith(problem)
+
+
+def test_no_server_hello_fails() -> None:
+    connection = FakeConnection(encode_end_of_message(reply(1)))
+    with pytest.raises(IterationError, match="no server hello"):
+        asyncio.run(NetconfChannel.open(cast(Any, connection), "1.1"))
 
 
 def test_netconf_parameters_and_port() -> None:
     mode = MODES_BY_NAME["netconf/batch-rpc"]
-    assert isinstance(mode, NetconfMode)
-    configured = mode.with_parameters("1.0", 1 << 20)
+    configured = mode.with_netconf("1.0", 1 << 20)
     assert configured.parameters() == {"framing": "1.0", "reply_bytes": 1048576}
     assert configured.name == "netconf/batch-rpc"
     assert configured.port(TARGET) == 830

@@ -3,12 +3,6 @@
 from prometheus_client import generate_latest
 
 from bench_runner.modes import MODES_BY_NAME, select_modes, sweep_netconf
-from bench_runner.modes.netconf import (
-    commit_rpc,
-    description_config,
-    edit_description_rpc,
-    original_description,
-)
 from bench_runner.plan import parse_plan
 from bench_runner.results import ModeRun, RunResult
 from bench_runner.sinks.influx import run_points
@@ -48,24 +42,6 @@ def test_sweep_expands_netconf_modes_only() -> None:
         "netconf/edit-commit asyncssh framing=1.1",
     ]
     assert len(labels) == len(set(labels))
-
-
-def test_edit_commit_rpcs() -> None:
-    edit = edit_description_rpc("a<b", 7).decode()
-    assert edit.startswith('<rpc message-id="7"')
-    assert "<target><candidate/></target><default-operation>merge</default-operation>" in edit
-    assert "<Loopback><name>0</name><description>a&lt;b</description></Loopback>" in edit
-    assert 'nc:operation="remove"' in description_config(None)
-    assert commit_rpc(8) == (
-        b'<rpc message-id="8" xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><commit/></rpc>'
-    )
-    reply = (
-        '<rpc-reply message-id="1"><data><native><interface><Loopback><name>0</name>'
-        "<description>Router &amp; ID</description></Loopback></interface></native>"
-        "</data></rpc-reply>"
-    )
-    assert original_description(reply) == "Router & ID"
-    assert original_description('<rpc-reply message-id="1"><data/></rpc-reply>') is None
 
 
 def test_parameters_become_tags_and_labels(sample_run: tuple[RunResult, list[ModeRun]]) -> None:

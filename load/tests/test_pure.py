@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from bench_runner.protocols.netconf.errors import NetconfError
+from bench_runner.protocols.netconf.framing import END_OF_MESSAGE, encode_chunked
 from bench_runner.sinks.line_protocol import Point
 from bench_runner.sinks.spool import INFLUX_SUFFIX, PUSHGATEWAY_SUFFIX, Spool
 from transport_load import cli, knee, netconf
@@ -168,7 +170,7 @@ REPLY = b'<rpc-reply message-id="1" xmlns="x"><data><payload>aaaa</payload></dat
 
 
 def test_netconf_chunked_session() -> None:
-    body = netconf.frame(REPLY[:30], chunked=True)[:-4] + netconf.frame(REPLY[30:], chunked=True)
+    body = encode_chunked(REPLY, max_chunk_size=30)
     channel = FakeChannel(SERVER_HELLO + body)
     session = netconf.NetconfSession(channel, "1.1")
     assert session.chunked
@@ -179,7 +181,7 @@ def test_netconf_chunked_session() -> None:
 
 
 def test_netconf_end_of_message_framing() -> None:
-    channel = FakeChannel(SERVER_HELLO + REPLY + netconf.END_OF_MESSAGE)
+    channel = FakeChannel(SERVER_HELLO + REPLY + END_OF_MESSAGE)
     session = netconf.NetconfSession(channel, "1.0")
     assert not session.chunked
     assert b"base:1.1" not in channel.sent
@@ -195,9 +197,15 @@ def test_netconf_end_of_message_framing() -> None:
     ],
 )
 def test_netconf_bad_replies_fail(reply: bytes, problem: str) -> None:
-    channel = FakeChannel(SERVER_HELLO + reply + netconf.END_OF_MESSAGE)
+    channel = FakeChannel(SERVER_HELLO + reply + END_OF_MESSAGE)
     session = netconf.NetconfSession(channel, "1.0")
-    with pytest.raises(OperationError, match=problem):
+    with pytest.raises(NetconfError, match=problem):
+        session.get(10)
+
+
+def test_netconf_broken_framing_fails() -> None:
+    session = netconf.NetconfSession(FakeChannel(SERVER_HELLO + b"\n#0\n"), "1.1")
+    with pytest.raises(NetconfError, match="bad chunk size b'0'"):
         session.get(10)
 
 

@@ -24,7 +24,7 @@ LIBRARIES = {
     "scrapli-netconf-system",
     "scrapli-netconf-paramiko",
     "scrapli-netconf-ssh2",
-    # The Go program in the runner's image (modes/go_clients.py): a binary that is missing or
+    # The Go program in the runner's image (modes/clients/scrapligo.py): a binary that is missing or
     # fails fails its modes here, never skipped.
     "scrapligo",
 }

@@ -14,9 +14,10 @@ import paramiko
 from locust import FastHttpUser, User, constant, task
 from locust.env import Environment
 
+from bench_runner.protocols.netconf.messages import Framing
 from transport_load import lab, libssh2, ssh
 from transport_load.inventory import Device
-from transport_load.netconf import Framing, NetconfSession
+from transport_load.netconf import NetconfSession
 from transport_load.transports import NETCONF_REPLY_BYTES, TRANSPORTS, LoadTransport
 
 RESTCONF_PATH = "/restconf/data/Cisco-IOS-XE-native:native"

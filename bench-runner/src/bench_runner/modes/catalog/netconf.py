@@ -89,8 +89,10 @@ def _scrapli_netconf_rows(
     asyncssh, NetconfDriver (in a worker thread) on system, paramiko and ssh2."""
     version = plugin("scrapli_ssh:version", distribution="scrapli-netconf", transport=transport)
 
-    def session(*, fresh: bool) -> Plugin:
-        return plugin("scrapli_netconf:session", transport=transport, fresh=fresh)
+    def session(*, fresh: bool, operations: str = "gets") -> Plugin:
+        return plugin(
+            "scrapli_netconf:session", transport=transport, fresh=fresh, operations=operations
+        )
 
     return (
         Row(
@@ -124,7 +126,7 @@ def _scrapli_netconf_rows(
             ),
             expected=PerIteration(per_command=1, fixed=1),
             evidence=_EDIT_EVIDENCE,
-            session=session(fresh=False),
+            session=session(fresh=False, operations="edit-commit"),
             version=version,
         ),
     )
@@ -203,7 +205,7 @@ ROWS = (
             "close_session, which ncclient waits for (1). The wire shows 10 + n exchanges, as "
             "for the floor client."
         ),
-        session=plugin("ncclient_netconf:session", fresh=True),
+        session=plugin("ncclient_netconf:session", fresh=True, operations="gets"),
     ),
     Row(
         REUSE,
@@ -213,7 +215,7 @@ ROWS = (
         ),
         expected=ONE_PER_COMMAND,
         evidence=f"{_EACH_AFTER_REPLY}, 5 on the wire and 4.8 as added delay for 5 (README).",
-        session=plugin("ncclient_netconf:session", fresh=False),
+        session=plugin("ncclient_netconf:session", fresh=False, operations="gets"),
     ),
     Row(
         BATCH,
@@ -231,7 +233,7 @@ ROWS = (
             "next get leaves only once the previous reply arrived: one round trip per get, "
             "counted on the wire (5 for 5) and as added delay (5.0; README)."
         ),
-        session=plugin("ncclient_netconf:session", fresh=False),
+        session=plugin("ncclient_netconf:session", fresh=False, operations="pipelined-gets"),
     ),
     Row(
         EDIT_COMMIT,
@@ -241,7 +243,7 @@ ROWS = (
         ),
         expected=PerIteration(per_command=1, fixed=1),
         evidence=_EDIT_EVIDENCE,
-        session=plugin("ncclient_netconf:session", fresh=False),
+        session=plugin("ncclient_netconf:session", fresh=False, operations="edit-commit"),
     ),
     # --- scrapli-netconf ----------------------------------------------------------------
     *_scrapli_netconf_rows(

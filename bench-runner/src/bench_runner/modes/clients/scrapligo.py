@@ -31,9 +31,9 @@ from typing import Any
 
 from bench_runner.modes.base import ReportedSpan, Session, Target
 from bench_runner.modes.mode import Mode
-from bench_runner.modes.netconf import check_reply
 from bench_runner.modes.row import NetconfValues
 from bench_runner.phases import PhaseTimer
+from bench_runner.protocols.netconf.messages import check_reply
 from bench_runner.validation import IterationError
 
 GOCLIENT_ENV = "BENCH_GOCLIENT"
