@@ -10,7 +10,7 @@ import pytest
 from bench_runner.modes import ALL_MODES
 from bench_runner.modes.base import PerIteration
 from bench_runner.modes.catalog import CLIENT_SCOPE, DEFINITIONS, FLOOR_CLIENTS, LIBRARIES, ROWS
-from bench_runner.modes.row import ModeDefinition, Row
+from bench_runner.modes.row import ModeDefinition, Row, plugin
 from bench_runner.modes.table import markdown
 from prerequisites import missing
 
@@ -37,12 +37,12 @@ def test_a_bound_stated_twice_or_not_at_all_is_refused() -> None:
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda row: f"{row.name}@{row.client}")
 def test_every_plugin_a_row_names_loads(row: Row) -> None:
-    for plugin in (row.session, row.version, row.wire_hosts):
-        if plugin is not None:
-            assert callable(plugin.load()), plugin.path
-    for _, option in row.session.options:
-        if hasattr(option, "load"):  # a plugin handed to the session (the fleet's host runner)
-            assert callable(option.load()), option.path
+    for named in (row.session, row.version, row.wire_hosts):
+        if named is not None:
+            assert callable(named.load()), named.path
+    if row.wire_hosts is not None:  # a fleet row: its library's host runner
+        host = dict(row.session.options)["host"]
+        assert callable(plugin(f"{host}:fleet_host").load())
 
 
 def test_one_row_per_mode_and_client_and_every_client_ordered() -> None:

@@ -3,7 +3,6 @@ its plan and sweep, round-trip bounds, output checks, series identity, the captu
 several addresses and the comparison tables."""
 
 import asyncio
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,9 +11,8 @@ from prometheus_client import generate_latest
 
 from bench_runner.lab_run import select
 from bench_runner.modes import FLEET_MODES, MODES_BY_NAME, Mode, Target, select_modes, sweep_fleet
-from bench_runner.modes.clients import fleet
+from bench_runner.modes.clients import asyncssh_exec, fleet, paramiko_ssh
 from bench_runner.modes.clients.fleet import FleetHost, check_host_output, fleet_hosts
-from bench_runner.modes.row import Plugin, plugin
 from bench_runner.outputs import PARAMETER_COLUMNS
 from bench_runner.plan import load_plan, parse_plan
 from bench_runner.reproduce.published import load_experiment
@@ -36,14 +34,6 @@ MODE = "ssh/fleet-show-version"
 def fleet_mode(client: str, hosts: int = 1, repeats: int = 1) -> Mode:
     mode = next(mode for mode in FLEET_MODES if mode.client == client)
     return mode.with_fleet(hosts, repeats)
-
-
-def with_host_runner(mode: Mode, host: str) -> Mode:
-    """The mode with a host runner of this module in place of its library's."""
-    runner = Plugin(f"test_fleet_exec:{host}")
-    return dataclasses.replace(
-        mode, row=dataclasses.replace(mode.row, session=plugin("fleet:session", host=runner))
-    )
 
 
 @pytest.fixture
@@ -203,10 +193,12 @@ async def _iterate(mode: Mode) -> list[str]:
 
 
 @pytest.mark.usefixtures("fleet_of_ten")
-def test_a_sequential_iteration_is_every_host_of_every_run_in_order() -> None:
+def test_a_sequential_iteration_is_every_host_of_every_run_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     CALLS.clear()
-    mode = with_host_runner(fleet_mode("paramiko", 3, 2), "recording_host")
-    outputs = asyncio.run(_iterate(mode))
+    monkeypatch.setattr(paramiko_ssh, "fleet_host", recording_host)
+    outputs = asyncio.run(_iterate(fleet_mode("paramiko", 3, 2)))
     assert CALLS == ["lab-r1", "lab-r2", "lab-r3"] * 2
     assert len(outputs) == 1
     assert "3 host(s)" in outputs[0]
@@ -214,13 +206,16 @@ def test_a_sequential_iteration_is_every_host_of_every_run_in_order() -> None:
 
 
 @pytest.mark.usefixtures("fleet_of_ten")
-def test_hosts_at_once_overlap_within_a_run_and_each_output_is_checked() -> None:
+def test_hosts_at_once_overlap_within_a_run_and_each_output_is_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     IN_FLIGHT[:] = [0, 0]
-    asyncio.run(_iterate(with_host_runner(fleet_mode("asyncssh", 10, 2), "overlapping_host")))
+    monkeypatch.setattr(asyncssh_exec, "fleet_host", overlapping_host)
+    asyncio.run(_iterate(fleet_mode("asyncssh", 10, 2)))
     assert IN_FLIGHT == [0, 10]  # all ten hosts of a run at once, none left over
-    wrong = with_host_runner(fleet_mode("asyncssh", 2, 1), "wrong_device_host")
+    monkeypatch.setattr(asyncssh_exec, "fleet_host", wrong_device_host)
     with pytest.raises(IterationError, match=r"lab-r2 .*not this device's answer"):
-        asyncio.run(_iterate(wrong))
+        asyncio.run(_iterate(fleet_mode("asyncssh", 2, 1)))
 
 
 # --- series identity: results, InfluxDB, Pushgateway, CSV -----------------------------------

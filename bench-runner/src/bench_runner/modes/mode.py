@@ -9,13 +9,13 @@ from bench_runner.modes.base import PerIteration, Session, Target, Transport
 from bench_runner.modes.row import (
     BulkValues,
     FleetValues,
-    Framing,
     NetconfValues,
     Parameters,
     Row,
     Values,
 )
 from bench_runner.payloads import BULK_BYTES, BulkSize
+from bench_runner.protocols.netconf.messages import Framing
 
 _DEFAULTS: dict[Parameters, Values] = {
     Parameters.NETCONF: NetconfValues(),

@@ -4,15 +4,14 @@ the plugin is called, so reading the catalog imports no client library."""
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from importlib import import_module
-from typing import Any, Literal
+from typing import Any
 
 from bench_runner.modes.base import PerIteration, Transport
 from bench_runner.payloads import BulkSize
-
-Framing = Literal["1.0", "1.1"]
+from bench_runner.protocols.netconf.messages import Framing
 
 
 @dataclass(frozen=True)
@@ -131,7 +130,7 @@ class Row:
     """``version()`` -> str; None: the installed version of the distribution ``client``."""
     hosts_at_once: bool = False
     """Fleet modes: every device at once (one host's round trips per run on the path)."""
-    wire_hosts: Plugin | None = field(default=None)
+    wire_hosts: Plugin | None = None
     """``wire_hosts(mode, target)`` -> the hosts the capture watches; None: the target."""
 
     @property

@@ -16,8 +16,9 @@ from bench_runner.modes.registry import (
     find,
     transports_of,
 )
-from bench_runner.modes.row import Framing, Parameters
+from bench_runner.modes.row import Parameters
 from bench_runner.payloads import BulkSize
+from bench_runner.protocols.netconf.messages import Framing
 
 FLOOR = "floor"
 ALL_CLIENTS = "all"

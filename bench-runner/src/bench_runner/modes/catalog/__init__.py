@@ -1,24 +1,24 @@
-"""The catalog: every mode's definition and one row per (mode, client), in the order a run
-executes them (each transport's floor client first, then the libraries), and what each
-client cannot do. Pure data: reading it imports no client library."""
+"""The catalog: every mode's definition and one row per (mode, client), in YAML, one file per
+transport (``ssh.yaml``, ``https.yaml``, ``netconf.yaml``, ``tunnel.yaml``, ``fleet.yaml``),
+in the order a run executes them; and the clients (``clients.yaml``): their order and what
+each cannot do. Pure data: reading it imports no client library."""
 
-from bench_runner.modes.catalog import fleet, https, netconf, ssh, tunnel
-from bench_runner.modes.catalog.clients import (
-    CLIENT_SCOPE,
-    FLOOR_CLIENTS,
-    LIBRARIES,
-    UNSUPPORTED_TRANSPORTS,
-)
+from bench_runner.modes.catalog.loader import clients, transport_catalog
 from bench_runner.modes.row import ModeDefinition, Row
 
-DEFINITIONS: tuple[ModeDefinition, ...] = (
-    *ssh.DEFINITIONS,
-    *https.DEFINITIONS,
-    *netconf.DEFINITIONS,
-    *tunnel.DEFINITIONS,
-    *fleet.DEFINITIONS,
-)
-ROWS: tuple[Row, ...] = (*ssh.ROWS, *https.ROWS, *netconf.ROWS, *tunnel.ROWS, *fleet.ROWS)
+_TRANSPORTS = ("ssh", "https", "netconf", "tunnel", "fleet")
+_CATALOGS = [transport_catalog(name) for name in _TRANSPORTS]
+
+DEFINITIONS: tuple[ModeDefinition, ...] = tuple(d for defs, _ in _CATALOGS for d in defs)
+ROWS: tuple[Row, ...] = tuple(row for _, rows in _CATALOGS for row in rows)
+
+_CLIENTS = clients()
+FLOOR_CLIENTS = _CLIENTS.floor
+"""Minimal overhead: what a transport costs with the least a client can add."""
+LIBRARIES = _CLIENTS.libraries
+"""The libraries people use, in the order they run within a mode."""
+CLIENT_SCOPE = _CLIENTS.not_applicable
+UNSUPPORTED_TRANSPORTS = _CLIENTS.unsupported_transports
 
 __all__ = [
     "CLIENT_SCOPE",

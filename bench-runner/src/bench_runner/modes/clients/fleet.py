@@ -8,7 +8,8 @@ on a connection: every connection ran one command.
 Each library runs the way the publication drove it: the asyncio libraries (asyncssh, and
 scrapli over its asyncssh transport) take every host at once (``asyncio.gather`` of one task
 per host); the blocking ones (ssh2-python, paramiko, netmiko) take them one after another,
-"the simple way", in one worker thread. A row names its library's ``fleet_host`` function.
+"the simple way", in one worker thread. A row names the module of its library's
+``fleet_host`` function.
 
 The devices are the first ``hosts`` of the fleet the target belongs to (``GET /admin/fleet``
 on the target, in index order; device 1 is the lab's ``device``); a fleet smaller than
@@ -27,7 +28,7 @@ from functools import cache
 from bench_runner.fleet import FleetError, fetch_fleet_at
 from bench_runner.modes.base import Session, Target
 from bench_runner.modes.mode import Mode
-from bench_runner.modes.row import Plugin
+from bench_runner.modes.row import Plugin, plugin
 from bench_runner.validation import IterationError, failure_summary, validate_output
 
 
@@ -130,8 +131,8 @@ class _FleetSession:
 
 
 @asynccontextmanager
-async def session(mode: Mode, target: Target, *, host: Plugin) -> AsyncIterator[Session]:
-    """``host``: the library's ``fleet_host(target, commands)``, a coroutine function for
-    the clients that take every host at once."""
+async def session(mode: Mode, target: Target, *, host: str) -> AsyncIterator[Session]:
+    """``host``: the module of this package whose ``fleet_host(target, commands)`` runs one
+    device (a coroutine function for the clients that take every host at once)."""
     hosts = await asyncio.to_thread(fleet_hosts, target, mode.fleet().hosts)
-    yield _FleetSession(mode, hosts, host)
+    yield _FleetSession(mode, hosts, plugin(f"{host}:fleet_host"))
