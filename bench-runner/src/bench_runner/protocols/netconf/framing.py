@@ -99,12 +99,9 @@ class Decoder:
     def __init__(self, *, chunked: bool = False) -> None:
         self._buffer = bytearray()
         self._chunked = chunked
-        self._scan_from = 0
-        """End-of-message: where the next search for the delimiter starts."""
-        self._chunks: list[bytes] = []
-        """Chunked: the data of the current message received so far."""
-        self._chunk_left = 0
-        """Chunked: the bytes of the current chunk still to come."""
+        self._scan_from = 0  # end-of-message: where the next search for the delimiter starts
+        self._chunks: list[bytes] = []  # chunked: the current message's data received so far
+        self._chunk_left = 0  # chunked: bytes of the current chunk still to come
         self._failure: str | None = None
         self.scanned_bytes = 0
 
