@@ -1,5 +1,6 @@
 """Every client library the runner supports, against the real lab at `local` (the smoke plan)."""
 
+import re
 from typing import Any
 
 from conftest import BenchRun
@@ -33,6 +34,28 @@ LIBRARIES = {
 PHASED_FLOOR_TRANSPORTS = ("ssh/", "https/", "netconf/")
 UNPHASED_MODES = {"https/multi-cmd"}
 
+# How a line a client library prints when something went wrong starts: a record of the
+# runner's log at WARNING or above (bench_runner/logs.py: "ERROR [paramiko.transport] ...");
+# paramiko's transport thread logging with no handler configured (a bare message); a
+# traceback (gevent's hub prints one for a greenlet that failed); an exception Python could
+# not raise (in a finalizer, in a thread); a warning shown outside the log. The runner's own
+# lines never start so: its errors are "error: ...", its warnings "WARNING <what>: ...", its
+# tables and progress start with a border or a mode name.
+LIBRARY_ERROR_LINE = re.compile(
+    r"(?:WARNING|ERROR|CRITICAL) \[[\w.-]+\] "
+    r"|Socket exception: "
+    r"|Traceback \(most recent call last\):"
+    r"|Exception ignored in"
+    r"|Exception in thread "
+    r"|\S+\.py:\d+: \w*Warning: "
+)
+
+
+def library_error_lines(output: str) -> list[str]:
+    """The lines of a run's output (stdout and stderr) that a client library printed about
+    a problem."""
+    return [line for line in output.splitlines() if LIBRARY_ERROR_LINE.match(line)]
+
 
 def test_smoke_plan_runs_every_library(smoke_run: BenchRun) -> None:
     assert smoke_run.exit_code == 0, smoke_run.output[-3000:]
@@ -49,6 +72,38 @@ def test_smoke_plan_runs_every_library(smoke_run: BenchRun) -> None:
     for mode in results["modes"]:
         _check_wire_counts(mode)
         _check_phases(mode)
+
+
+def test_smoke_plan_prints_no_library_error(smoke_run: BenchRun) -> None:
+    """Every client closes its connections the way its library expects: a smoke run's
+    output holds no library's error line (it once held paramiko's "Socket exception: Bad
+    file descriptor (9)" for every scrapli paramiko connection)."""
+    assert library_error_lines(smoke_run.output) == []
+
+
+def test_library_error_lines_are_told_from_the_runners_own() -> None:
+    problems = [
+        "ERROR [paramiko.transport] Socket exception: Bad file descriptor (9)",
+        "WARNING [py.warnings] /usr/lib/python3/dist-packages/x.py:467: ResourceWarning: ...",
+        "CRITICAL [asyncssh] [conn=3] Uncaught exception",
+        "Socket exception: Bad file descriptor (9)",
+        "Traceback (most recent call last):",
+        "Exception ignored in: <function Channel.__del__ at 0x7f2a>",
+        "Exception in thread Thread-7 (run):",
+        "/usr/local/lib/python3.11/site-packages/urllib3/connectionpool.py:1099: "
+        "InsecureRequestWarning: Unverified HTTPS request",
+    ]
+    others = [
+        "error: netem at http://device:8181: [Errno -2] Name or service not known",
+        "WARNING device /version: unavailable",
+        "INFO [asyncssh] [conn=0] Connected to SSH server",
+        "netem: profile 'local' kept, as it was before this run",
+        "│ ssh/fresh-conn │ paramiko │ Socket exception: Bad file descriptor (9) │",
+        "not applicable: tunnel/bulk with parallel-ssh-native: no port-forwarding API",
+        "ssh/fresh-conn paramiko      ━━━━━━━━━━━━━━━━━━━━━━ 4/4 0 errors 0:00:06",
+        "iteration 2: TimeoutError: no reply within 120 s",
+    ]
+    assert library_error_lines("\n".join(others + problems)) == problems
 
 
 def _check_wire_counts(mode: dict[str, Any]) -> None:

@@ -6,7 +6,6 @@ or ``verdicts`` found a regression);
 another run's; 5 (``nightly``) another nightly run is in progress.
 """
 
-import logging
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ import httpx
 import typer
 import yaml
 
-from bench_runner import lab_run
+from bench_runner import lab_run, logs
 from bench_runner.console import (
     ConsolePresenter,
     console,
@@ -86,6 +85,21 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
+
+
+# Before every command: the client libraries' logs and Python's warnings on stderr.
+@app.callback()
+def _logging(
+    log_level: Annotated[
+        logs.LogLevel,
+        typer.Option(
+            envvar="BENCH_RUNNER_LOG_LEVEL",
+            case_sensitive=False,
+            help="client libraries' log records shown on stderr from this level up",
+        ),
+    ] = logs.LogLevel.WARNING,
+) -> None:
+    logs.configure(log_level)
 
 
 class NetemControl(StrEnum):
@@ -282,7 +296,6 @@ def run(
     """Apply a netem profile, measure each mode, write results and feed the sinks; the
     profile that was active before is applied back at the end."""
     overrides = plan_overrides(run, locals())
-    logging.getLogger("asyncssh").setLevel(logging.WARNING)
     try:
         merged = override(load_plan(plan), overrides)
     except PlanError as exc:

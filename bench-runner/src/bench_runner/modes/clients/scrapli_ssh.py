@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from importlib.metadata import version as installed
 from typing import Any
 
+import paramiko
 from scrapli.driver.core import AsyncIOSXEDriver, IOSXEDriver
 from scrapli.transport.base.base_socket import Socket as ScrapliSocket
 
@@ -36,14 +37,36 @@ def version(distribution: str, transport: str) -> str:
     return f"{distribution} {installed(distribution)}, transport {transport}: {underneath}"
 
 
+class _TransportFirstSocket(ScrapliSocket):
+    """scrapli's socket for its paramiko and ssh2 transports, closing paramiko's Transport
+    before the socket. scrapli's paramiko transport closes its channel, then this socket,
+    and never the ``paramiko.Transport`` (``session``) reading it: that thread's next read
+    then fails on the closed descriptor and paramiko logs ``Socket exception: Bad file
+    descriptor (9)``, once per connection. ``Transport.close`` marks its packetizer closed
+    before closing the same socket, so the thread ends on an end of file, as after
+    ``SSHClient.close``: the same packets, in the order paramiko expects. The ssh2
+    transport's ``session`` is libssh2's, which has no thread: closed as it was."""
+
+    def __init__(self, owner: Any, host: str, port: int, timeout: float) -> None:
+        super().__init__(host=host, port=port, timeout=timeout)
+        self._owner = owner
+
+    def close(self) -> None:
+        session = getattr(self._owner, "session", None)
+        if isinstance(session, paramiko.Transport):
+            session.close()
+        super().close()
+
+
 def nodelay_socket(transport: Any, host: str, port: int, timeout: float) -> None:
     """Give scrapli's paramiko or ssh2 transport a connected socket with TCP_NODELAY: both
     open their own ``scrapli.transport.base.base_socket.Socket`` only when they have none
     (``if not self.socket``), and neither sets the option (each SSH message would wait for
     the device's delayed ACK). The asyncssh transport needs nothing (asyncio sets
     TCP_NODELAY on every TCP transport) and the system transport cannot be given one
-    (``ssh`` makes its own socket, and sets TCP_NODELAY itself for a session with a PTY)."""
-    sock = ScrapliSocket(host=host, port=port, timeout=timeout)
+    (``ssh`` makes its own socket, and sets TCP_NODELAY itself for a session with a PTY).
+    The socket closes paramiko's Transport before itself (``_TransportFirstSocket``)."""
+    sock = _TransportFirstSocket(transport, host=host, port=port, timeout=timeout)
     sock.open()
     assert sock.sock is not None  # open() connected it or raised
     sock.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
