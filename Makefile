@@ -95,17 +95,17 @@ lint: lint-go lint-goclient lint-netem lint-runner lint-dashboards lint-load lin
 SHELLCHECK_IMAGE ?= transport-lab/shellcheck:dev
 
 lint-shell: ## shellcheck on every shell script of the repository
-	docker build -q -t $(SHELLCHECK_IMAGE) tests/lint >/dev/null
+	docker build -q -t $(SHELLCHECK_IMAGE) ci/shellcheck >/dev/null
 	scripts=$$(git ls-files -co --exclude-standard | while read -r f; do \
 	  if [ -f "$$f" ] && head -c 64 "$$f" | grep -q '^#!.*\(bash\|/sh\)'; then echo "$$f"; fi; done); \
 	docker run --rm -v "$(CURDIR):/src:ro" $(SHELLCHECK_IMAGE) $$scripts
 
 test-compose: .env ## Compose files: valid for every profile; ports on 127.0.0.1 only, none in the test overlay; pins
 	$(COMPOSE) --profile tools --profile nightly --profile reports --profile load config -q
-	$(COMPOSE) --profile tools --profile nightly --profile reports --profile load config --format json | python3 tests/compose/published_ports.py --loopback
+	$(COMPOSE) --profile tools --profile nightly --profile reports --profile load config --format json | python3 tests/unit/compose/published_ports.py --loopback
 	$(TEST_COMPOSE) --profile tools --profile nightly --profile reports --profile load config -q
-	$(TEST_COMPOSE) --profile tools --profile nightly --profile reports --profile load config --format json | python3 tests/compose/published_ports.py --none
-	python3 tests/compose/pins.py
+	$(TEST_COMPOSE) --profile tools --profile nightly --profile reports --profile load config --format json | python3 tests/unit/compose/published_ports.py --none
+	python3 tests/unit/compose/pins.py
 
 test-prometheus: .env ## promtool: check the config and unit-test the recording/alert rules
 	$(TEST_COMPOSE) run --rm --no-deps --entrypoint promtool prometheus \

@@ -39,20 +39,20 @@ test-go: ## Go tests of the device emulator, race detector on (in the Go image; 
 
 device-images: ## Build the device image and the real-client test image
 	docker build -q -f emulator/Dockerfile -t $(DEVICE_TEST_IMAGE) . >/dev/null
-	docker build -q -f tests/device/Dockerfile -t $(DEVICE_CLIENTS_IMAGE) . >/dev/null
+	docker build -q -f tests/integration/device/Dockerfile -t $(DEVICE_CLIENTS_IMAGE) . >/dev/null
 
 test-device: device-images netem-image ## Device integration tests with real clients and a fleet (own docker network, cleaned up)
 	DEVICE_TEST_IMAGE=$(DEVICE_TEST_IMAGE) DEVICE_CLIENTS_IMAGE=$(DEVICE_CLIENTS_IMAGE) NETEM_IMAGE=$(NETEM_IMAGE) DEVICE_TEST_NET=$(DEVICE_TEST_NET) \
-	  DEVICE10_PLATFORM=$(DEVICE10_PLATFORM) tests/device/run.sh test $(PYTEST_ARGS)
+	  DEVICE10_PLATFORM=$(DEVICE10_PLATFORM) tests/integration/device/run.sh test $(PYTEST_ARGS)
 
 bench-device: device-images ## Device load figures: SSH sessions held, SSH conn/s, HTTPS req/s, NETCONF RPC/s
 	DEVICE_TEST_IMAGE=$(DEVICE_TEST_IMAGE) DEVICE_CLIENTS_IMAGE=$(DEVICE_CLIENTS_IMAGE) DEVICE_TEST_NET=$(DEVICE_BENCH_NET) \
-	  BENCH_SESSIONS=$(BENCH_SESSIONS) BENCH_SECONDS=$(BENCH_SECONDS) tests/device/run.sh bench
+	  BENCH_SESSIONS=$(BENCH_SESSIONS) BENCH_SECONDS=$(BENCH_SECONDS) tests/integration/device/run.sh bench
 
 bench-device-fleet: device-images netem-image ## Fleet figures: idle cost per emulated device, 1000 SSH sessions held over 100 devices
 	DEVICE_TEST_IMAGE=$(DEVICE_TEST_IMAGE) DEVICE_CLIENTS_IMAGE=$(DEVICE_CLIENTS_IMAGE) NETEM_IMAGE=$(NETEM_IMAGE) \
 	  DEVICE_TEST_NET=$(DEVICE_BENCH_NET) FLEET_SIZE=$(BENCH_FLEET_SIZE) BENCH_SESSIONS=$(BENCH_FLEET_SESSIONS) \
-	  BENCH_SECONDS=$(BENCH_SECONDS) tests/device/run.sh fleet-bench
+	  BENCH_SECONDS=$(BENCH_SECONDS) tests/integration/device/run.sh fleet-bench
 
 fuzz-short: ## Run every emulator fuzz target briefly (FUZZ_SHORT_TIME=20000x)
 	$(DEVICE_GO_RUN) sh -c 'set -e; for t in $(DEVICE_FUZZ_TARGETS); do \

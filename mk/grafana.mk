@@ -14,7 +14,7 @@ dashboards: dashboards-image ## Regenerate grafana/dashboards/*.json from the co
 
 test-dashboards: dashboards-image ## Dashboards: committed JSON equals the generated, lint (uids, datasources, queries, units)
 	docker run --rm -v "$(CURDIR)/grafana:/grafana:ro" -e GRAFANA_DIR=/grafana \
-	  --entrypoint python3 $(DASHBOARDS_IMAGE) -m pytest /opt/dashboards/tests -p no:cacheprovider -q
+	  --entrypoint python3 $(DASHBOARDS_IMAGE) -m pytest /opt/dashboards/tests/unit -p no:cacheprovider -q
 
 lint-dashboards: dashboards-image ## ruff (lint, format) and mypy --strict on the dashboards' generator
 	docker run --rm -v "$(CURDIR)/grafana:/grafana:ro" -w /grafana --entrypoint sh $(DASHBOARDS_IMAGE) -c \

@@ -69,7 +69,7 @@ load-down: ## Stop Locust's master and workers
 	$(COMPOSE) --profile load stop load-master load-worker
 
 test-load-unit: load-test-image ## Unit tests of the load package (in its test image)
-	docker run --rm --entrypoint python3 $(LOAD_TEST_IMAGE) -m pytest /app/tests -p no:cacheprovider -q --ignore=/app/tests/e2e
+	docker run --rm --entrypoint python3 $(LOAD_TEST_IMAGE) -m pytest /app/tests/unit -p no:cacheprovider -q
 
 lint-load: load-test-image ## ruff (lint, format) and mypy --strict on the load package (and deploy/k8s's checker)
 	docker run --rm -w /app -v "$(CURDIR)/deploy/k8s:/k8s:ro" --entrypoint sh $(LOAD_TEST_IMAGE) -c \

@@ -38,7 +38,7 @@ bench-netem: netem-test-image ## nfq engine: configured vs measured RTT per prof
 	  --entrypoint python3 $(NETEM_TEST_IMAGE) bench/bench_engine.py --json-dir /results $(NETEM_BENCH_ARGS)
 
 check-netem-restart: netem-image netem-test-image ## Restart a device-like container under the netem sidecar: the profile must come back (~15 s)
-	python3 netem/tests/docker/device_restart_check.py --image $(NETEM_IMAGE) \
+	python3 netem/tests/integration/device_restart/device_restart_check.py --image $(NETEM_IMAGE) \
 	  --testbed-image $(NETEM_TEST_IMAGE)
 
 # CI is passed on: under CI=true a netns test that cannot run fails instead of skipping.
@@ -53,7 +53,7 @@ lint-netem: netem-test-image ## netem's Python gates: ruff check, ruff format --
 # Locally a missing VM runner skips loudly; under CI=true it fails, so the tc engine is never
 # passed untested.
 test-netem-tc: ## netem's tc engine on a kernel with sch_netem (the netem VM from ../shared)
-	@if [ -x "$(NETEM_VM_RUN)" ]; then NETEM_VM_RUN="$(NETEM_VM_RUN)" netem/tests/vm/run_tc_check.sh; \
+	@if [ -x "$(NETEM_VM_RUN)" ]; then NETEM_VM_RUN="$(NETEM_VM_RUN)" netem/tests/integration/tc_vm/run_tc_check.sh; \
 	elif [ "$${CI:-}" = true ]; then \
 	  echo "test-netem-tc: FAILED: CI=true and no netem VM runner at $(NETEM_VM_RUN)" >&2; exit 1; \
 	else echo "test-netem-tc: *** SKIPPED *** no netem VM runner at $(NETEM_VM_RUN): the tc engine is NOT tested (CI=true fails here)"; fi

@@ -9,7 +9,7 @@ NIGHTLY_LAB_INFO = export LAB_ENGINE="docker $$(docker version --format '{{.Serv
 	done); export LAB_IMAGES="$${LAB_IMAGES% }"
 
 # An isolated lab (own project, subnet and volumes, like `make test`) where the scheduler runs
-# a small plan every minute (bench-runner/tests/integration/nightly.sh).
+# a small plan every minute (bench-runner/tests/e2e/nightly.sh).
 NIGHTLY_TEST_COMPOSE ?= $(COMPOSE) -p transport-lab-nightly -f compose.yaml -f compose.test.yaml
 NIGHTLY_TEST_NET ?= 198.18.106
 
@@ -33,4 +33,4 @@ nightly: build scheduler-image ## One nightly run now, in the foreground (for ho
 test-nightly: build runner-test-image scheduler-image ## The scheduler on a one-minute schedule: two runs, never overlapping, in every sink (~4 min)
 	@$(call NIGHTLY_LAB_INFO,$(NIGHTLY_TEST_COMPOSE)); \
 	LAB_TEST_NET=$(NIGHTLY_TEST_NET) NIGHTLY_COMPOSE="$(NIGHTLY_TEST_COMPOSE)" \
-	  bench-runner/tests/integration/nightly.sh
+	  bench-runner/tests/e2e/nightly.sh

@@ -31,11 +31,11 @@ report-test-image: .env
 
 # The report of a real run in a real browser: an isolated lab (own project) measures a short
 # sweep, makes its report and a comparison, and chromium opens them
-# (bench-runner/tests/integration/report.sh). Artifacts: results/test-report/.
+# (bench-runner/tests/e2e/report.sh). Artifacts: results/test-report/.
 REPORT_COMPOSE ?= $(COMPOSE) -p transport-lab-report -f compose.yaml -f compose.test.yaml
 REPORT_NET ?= 198.18.107
 
 test-report: build report-test-image ## A real run's HTML report in headless chromium: charts drawn, figures = results.json
 	LAB_TEST_NET=$(REPORT_NET) RUNNER_TEST_IMAGE=$(REPORT_TEST_IMAGE) \
 	  REPORT_COMPOSE="$(REPORT_COMPOSE)" REPORT_ARTIFACTS="$(CURDIR)/results/test-report" \
-	  bench-runner/tests/integration/report.sh
+	  bench-runner/tests/e2e/report.sh

@@ -12,7 +12,7 @@ runner-test-image: .env
 
 test-runner: runner-test-image ## bench-runner unit tests (in its test image; docs/ mounted for the modes page)
 	docker run --rm -e CI -v "$(CURDIR)/docs:/docs:ro" -e DOCS_DIR=/docs --entrypoint python3 \
-	  $(RUNNER_TEST_IMAGE) -m pytest /app/tests -p no:cacheprovider --ignore=/app/tests/integration
+	  $(RUNNER_TEST_IMAGE) -m pytest /app/tests/unit -p no:cacheprovider
 
 docs-modes: runner-test-image ## Regenerate docs/modes.md from the mode catalog (bench-runner/src/bench_runner/modes/catalog/)
 	docker run --rm --entrypoint bench-runner $(RUNNER_TEST_IMAGE) modes --markdown >docs/modes.md.tmp
@@ -56,33 +56,33 @@ bench-smoke: .env ## Quick smoke plan: every mode and client at local, 3 iterati
 
 # A sink that is down never loses a point: an isolated lab (own project, like `make test`)
 # whose InfluxDB is stopped while the fastest modes run at `local`; every point the run reports
-# must be spooled and, after a replay, stored (bench-runner/tests/integration/).
+# must be spooled and, after a replay, stored (bench-runner/tests/e2e/).
 SPOOL_COMPOSE ?= $(COMPOSE) -p transport-lab-spool -f compose.yaml -f compose.test.yaml
 SPOOL_NET ?= 198.18.102
 
 test-sink-spool: build runner-test-image ## Stop InfluxDB, run, start it, replay: every reported point is stored
 	LAB_TEST_NET=$(SPOOL_NET) SPOOL_COMPOSE="$(SPOOL_COMPOSE)" \
-	  bench-runner/tests/integration/spool_outage.sh
+	  bench-runner/tests/e2e/spool_outage.sh
 
 # A fault never produces a number: an isolated lab (own project) where the device restarts
-# mid-mode and a second run meets a busy lab (bench-runner/tests/integration/faults.sh).
+# mid-mode and a second run meets a busy lab (bench-runner/tests/e2e/faults.sh).
 FAULTS_COMPOSE ?= $(COMPOSE) -p transport-lab-faults -f compose.yaml -f compose.test.yaml
 FAULTS_NET ?= 198.18.103
 
 test-faults: build runner-test-image ## Restart the device mid-mode and start a second run on a busy lab: no number from either
 	LAB_TEST_NET=$(FAULTS_NET) FAULTS_COMPOSE="$(FAULTS_COMPOSE)" \
-	  bench-runner/tests/integration/faults.sh
+	  bench-runner/tests/e2e/faults.sh
 
 # Regression verdicts on the real lab: an isolated lab (own project) measures a short plan
 # night after night, then with the device's commands delayed on purpose; only the delayed
 # modes may be judged regressions, in results.json, InfluxDB, Prometheus and the summary
-# (bench-runner/tests/integration/verdicts.sh).
+# (bench-runner/tests/e2e/verdicts.sh).
 VERDICTS_COMPOSE ?= $(COMPOSE) -p transport-lab-verdicts -f compose.yaml -f compose.test.yaml
 VERDICTS_NET ?= 198.18.105
 
 test-verdicts: build runner-test-image ## Quiet nights, then a slower device: only the delayed modes regress
 	LAB_TEST_NET=$(VERDICTS_NET) VERDICTS_COMPOSE="$(VERDICTS_COMPOSE)" \
-	  bench-runner/tests/integration/verdicts.sh
+	  bench-runner/tests/e2e/verdicts.sh
 
 bench-verdicts: build ## The verdict gate on seeded synthetic nights: detection and false alarms (results/bench-verdicts/)
 	$(COMPOSE) run --rm --no-deps --entrypoint python3 bench-runner \

@@ -16,6 +16,9 @@ from typing import Any
 import httpx
 import pytest
 
+from bench_runner.modes import MODE_NAMES
+from bench_runner.modes.catalog import FLOOR_CLIENTS as CATALOG_FLOOR_CLIENTS
+
 RESULTS_DIR = Path(os.environ.get("RESULTS_DIR", "/results"))
 INFLUX_URL = os.environ["INFLUX_URL"]
 INFLUX_DB = os.environ["INFLUX_DB"]
@@ -27,27 +30,8 @@ WARMUP = 2
 # Every mode with its floor client, NETCONF in both framings at the smallest and the largest
 # reply, in one sweep over local and regional: the sweep-shaped run (parameter variants,
 # several profiles, the round-trip model) the dashboards must show apart.
-FLOOR_MODES = {
-    "ssh/fresh-conn",
-    "ssh/reuse-conn",
-    "ssh/batch-exec",
-    "ssh/pty-fresh",
-    "ssh/pty-reuse",
-    "https/fresh-conn",
-    "https/keep-alive",
-    "https/batch-post",
-    "https/multi-cmd",
-    "https/tls-resume",
-    "https/restconf-get",
-    "https/bulk",
-    "netconf/fresh-session",
-    "netconf/reuse-session",
-    "netconf/batch-rpc",
-    "netconf/edit-commit",
-    "tunnel/bulk",
-    "tunnel/request",
-}
-FLOOR_CLIENTS = {"asyncssh", "httpx", "python-ssl"}
+FLOOR_MODES = set(MODE_NAMES)
+FLOOR_CLIENTS = set(CATALOG_FLOOR_CLIENTS)
 FRAMINGS = ("1.0", "1.1")
 REPLY_BYTES = (1024, 1_048_576)
 EVERY_MODE_ITERATIONS = 3

@@ -2,16 +2,10 @@
 
 import pytest
 
+from bench_runner.modes import DEFAULT_MODE_NAMES
 from conftest import ITERATIONS, RESULTS_DIR, BenchRun, influx_query, prom_wait
 
-ALL_MODES = {
-    "ssh/fresh-conn",
-    "ssh/reuse-conn",
-    "ssh/pty-fresh",
-    "https/fresh-conn",
-    "https/keep-alive",
-    "https/batch-post",
-}
+DEFAULT_MODES = set(DEFAULT_MODE_NAMES)
 REGIONAL_RTT_MS = 30.0
 
 
@@ -23,7 +17,7 @@ def run(request: pytest.FixtureRequest) -> BenchRun:
 
 def test_every_mode_succeeds(run: BenchRun) -> None:
     assert run.exit_code == 0, run.output[-3000:]
-    assert {m["mode"] for m in run.results["modes"]} == ALL_MODES
+    assert {m["mode"] for m in run.results["modes"]} == DEFAULT_MODES
     for mode in run.results["modes"]:
         assert mode["ok"], mode
         assert mode["stats"]["n"] == ITERATIONS, mode["mode"]
@@ -108,7 +102,7 @@ def test_influxdb_holds_one_point_per_iteration(run: BenchRun) -> None:
         ' GROUP BY "mode"'
     )
     counts = {s["tags"]["mode"]: s["values"][0][1] for s in series}
-    assert counts == {mode: ITERATIONS for mode in ALL_MODES}
+    assert counts == {mode: ITERATIONS for mode in DEFAULT_MODES}
     counted = influx_query(
         f'SELECT count("wire_round_trips") FROM "iteration" WHERE "run_id" = \'{run.run_id}\''
         ' GROUP BY "mode"'
@@ -118,12 +112,12 @@ def test_influxdb_holds_one_point_per_iteration(run: BenchRun) -> None:
         f'SELECT last("p50_ms") FROM "mode_summary" WHERE "run_id" = \'{run.run_id}\''
         ' GROUP BY "mode"'
     )
-    assert {s["tags"]["mode"] for s in summaries} == ALL_MODES
+    assert {s["tags"]["mode"] for s in summaries} == DEFAULT_MODES
 
 
 def test_prometheus_holds_the_runs_series(run: BenchRun) -> None:
-    data = prom_wait(f'transport_bench_mode_p50_seconds{{run_id="{run.run_id}"}}', len(ALL_MODES))
-    assert {d["metric"]["mode"] for d in data} == ALL_MODES
+    data = prom_wait(f'transport_bench_mode_p50_seconds{{run_id="{run.run_id}"}}', len(DEFAULT_MODES))
+    assert {d["metric"]["mode"] for d in data} == DEFAULT_MODES
     for d in data:
         assert d["metric"]["profile"] == run.profile
         assert float(d["value"][1]) * 1000 == pytest.approx(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-GRAFANA_DIR = Path(os.environ.get("GRAFANA_DIR", Path(__file__).resolve().parents[1]))
+GRAFANA_DIR = Path(os.environ.get("GRAFANA_DIR", Path(__file__).resolve().parents[2]))
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Shared settings of the device integration tests.
 
-The tests run in the client image (tests/device/Dockerfile) on a private docker network next to
+The tests run in the client image (tests/integration/device/Dockerfile) on a private docker network next to
 two freshly started device containers (see mk/device.mk, target test-device):
   DEVICE_HOST    cisco_iosxe device, NETCONF base:1.1 offered
   DEVICE10_HOST  second device: DEVICE_PLATFORM=$DEVICE10_PLATFORM, NETCONF base:1.0 only

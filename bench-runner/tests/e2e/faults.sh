@@ -66,5 +66,5 @@ cat "$logs/shared"
 
 in_runner -e FAULT_RESTART_RUN_ID="$restart_run" -e FAULT_SHARED_RUN_ID="$shared_run" \
   -e FAULT_SECOND_RUN_ID="$second_run" -e CI --entrypoint python3 bench-runner \
-  -m pytest /app/tests/integration/test_faults.py -p no:cacheprovider -v || status=1
+  -m pytest /app/tests/e2e/test_faults.py -p no:cacheprovider -v || status=1
 exit "$status"

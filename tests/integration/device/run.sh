@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Runs the device integration tests or benchmark in the real-client image against freshly started
 # device containers on a private docker network; everything is removed afterwards.
-#   tests/device/run.sh test [pytest args...]   two devices (cisco_iosxe base:1.1; $DEVICE10_PLATFORM base:1.0 only)
+#   tests/integration/device/run.sh test [pytest args...]   two devices (cisco_iosxe base:1.1; $DEVICE10_PLATFORM base:1.0 only)
 #                                               and a fleet: one container, $FLEET_SIZE emulated devices
-#   tests/device/run.sh bench                   one device (memory limit BENCH_DEVICE_MEMORY); prints the figures
-#   tests/device/run.sh fleet-bench             a fleet of one and a fleet of $FLEET_SIZE (memory limit
+#   tests/integration/device/run.sh bench                   one device (memory limit BENCH_DEVICE_MEMORY); prints the figures
+#   tests/integration/device/run.sh fleet-bench             a fleet of one and a fleet of $FLEET_SIZE (memory limit
 #                                               BENCH_FLEET_MEMORY); prints the figures
 set -euo pipefail
 mode=${1:?usage: run.sh test|bench|fleet-bench [args...]}; shift

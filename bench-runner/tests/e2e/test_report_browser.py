@@ -19,7 +19,7 @@ from xml.etree import ElementTree
 import pytest
 
 from bench_runner.html_report.build import PNG_SCALE, format_number
-from integration.devtools import Browser
+from e2e.devtools import Browser
 from pngcheck import assert_drawn
 
 RESULTS = Path(os.environ.get("RESULTS_DIR", "/results"))

@@ -29,7 +29,7 @@ reported=$(date +%s)
 status=0
 $REPORT_COMPOSE run --rm -T --no-deps -e REPORT_RUN_ID="$run-regional" \
   -e REPORT_COMPARE_DIR="$run-regional/report/compare-$run-local" -e CI --entrypoint python3 \
-  bench-runner -m pytest /app/tests/integration/test_report_browser.py -p no:cacheprovider -v -s \
+  bench-runner -m pytest /app/tests/e2e/test_report_browser.py -p no:cacheprovider -v -s \
   || status=1
 mkdir -p "$REPORT_ARTIFACTS"
 $REPORT_COMPOSE run --rm -T --no-deps -v "$REPORT_ARTIFACTS:/artifacts" --entrypoint sh bench-runner \

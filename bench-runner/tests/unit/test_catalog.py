@@ -95,7 +95,7 @@ def test_shapes_compare_fresh_and_batch_modes_like_for_like() -> None:
 
 def test_the_modes_page_is_what_the_catalog_generates() -> None:
     """docs/modes.md is generated (``make docs-modes``); the test target mounts docs/."""
-    docs = Path(os.environ.get("DOCS_DIR", Path(__file__).parents[2] / "docs"))
+    docs = Path(os.environ.get("DOCS_DIR", Path(__file__).parents[3] / "docs"))
     page = docs / "modes.md"
     if not page.is_file():
         missing(f"{page} (mount the repository's docs/ and set DOCS_DIR)")

@@ -30,5 +30,5 @@ $SPOOL_COMPOSE run --rm -T --no-deps --entrypoint ls bench-runner /results/spool
 $SPOOL_COMPOSE up -d --wait influxdb
 $SPOOL_COMPOSE run --rm -T bench-runner replay || fail "replay did not deliver everything"
 $SPOOL_COMPOSE run --rm -T --no-deps -e CI -e SPOOL_TEST_RUN_ID="$run_id" -e SPOOL_TEST_POINTS="${reported:-0}" \
-  --entrypoint python3 bench-runner -m pytest /app/tests/integration/test_spool_delivery.py -p no:cacheprovider -v || status=1
+  --entrypoint python3 bench-runner -m pytest /app/tests/e2e/test_spool_delivery.py -p no:cacheprovider -v || status=1
 exit "$status"

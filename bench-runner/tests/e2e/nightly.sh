@@ -54,7 +54,7 @@ sleep 12
 $compose logs --no-log-prefix scheduler | grep -E "nightly:|level=(info|warning)" | tail -20
 
 $compose run --rm -T --no-deps -e CI -e NIGHTLY_INFLUX_RETENTION="$INFLUX_RETENTION" \
-  --entrypoint python3 bench-runner -m pytest /app/tests/integration/test_nightly_e2e.py \
+  --entrypoint python3 bench-runner -m pytest /app/tests/e2e/test_nightly_e2e.py \
   -p no:cacheprovider -v || status=1
 echo "test-nightly: $(($(date +%s) - started)) s"
 exit "$status"

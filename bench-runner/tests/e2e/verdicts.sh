@@ -9,7 +9,7 @@ set -euo pipefail
 : "${VERDICTS_COMPOSE:?the docker compose command of the isolated lab}"
 nights=${VERDICTS_NIGHTS:-6}
 delay_ms=${VERDICTS_DELAY_MS:-20}
-plan=/app/tests/integration/verdicts-plan.yaml
+plan=/app/tests/e2e/verdicts-plan.yaml
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 logs=$(mktemp -d)
 status=0
@@ -51,5 +51,5 @@ points=$(tr -s '\n' ' ' <"$logs/slow" | grep -o '[0-9]* points to [^ ]*/write' |
 
 $VERDICTS_COMPOSE run --rm -T --no-deps -e VERDICTS_SLOW_RUN_ID="$slow_run" \
   -e VERDICTS_POINTS="$points" -e CI --entrypoint python3 bench-runner \
-  -m pytest /app/tests/integration/test_verdicts.py -p no:cacheprovider -v || status=1
+  -m pytest /app/tests/e2e/test_verdicts.py -p no:cacheprovider -v || status=1
 exit "$status"
