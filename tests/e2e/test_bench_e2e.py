@@ -116,7 +116,9 @@ def test_influxdb_holds_one_point_per_iteration(run: BenchRun) -> None:
 
 
 def test_prometheus_holds_the_runs_series(run: BenchRun) -> None:
-    data = prom_wait(f'transport_bench_mode_p50_seconds{{run_id="{run.run_id}"}}', len(DEFAULT_MODES))
+    data = prom_wait(
+        f'transport_bench_mode_p50_seconds{{run_id="{run.run_id}"}}', len(DEFAULT_MODES)
+    )
     assert {d["metric"]["mode"] for d in data} == DEFAULT_MODES
     for d in data:
         assert d["metric"]["profile"] == run.profile

@@ -138,8 +138,6 @@ class IterationRecord:
     started_at: datetime
     wall_ms: float
     error: str | None
-    span_ns: tuple[int, int] | None = None
-    """Start and end on the kernel's clock, for the time split."""
     round_trips: int | None = None
     """Counted on the client's socket (modes that trace it), else None."""
     wire: WireIteration | None = None

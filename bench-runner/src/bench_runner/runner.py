@@ -25,7 +25,7 @@ from bench_runner.stats import percentile, summarize
 from bench_runner.validation import IterationError, validate_output
 from bench_runner.wire.capture import Segment, WireCapture, open_capture
 from bench_runner.wire.model import WireCounts, summarize_wire
-from bench_runner.wire.timeline import summarize_splits
+from bench_runner.wire.timeline import Span, summarize_splits
 
 # Failures of the transport itself; anything else is a bug in the runner and should crash.
 TRANSPORT_ERRORS = (IterationError, TimeoutError, asyncssh.Error, httpx.HTTPError, OSError)
@@ -212,14 +212,13 @@ async def measure(
                         session, plan.commands, plan.iteration_timeout_s
                     )
                     if capture is not None:
-                        wire_segments.append(capture.mark())
+                        wire_segments.append(capture.mark(timing.span()))
                     records.append(
                         IterationRecord(
                             iteration,
                             started_at,
                             timing.wall_ms,
                             error,
-                            span_ns=(timing.started_ns, timing.ended_ns),
                             round_trips=trace.take_round_trips() if trace is not None else None,
                             phases=(phases.take() or None) if phases is not None else None,
                         )
@@ -321,30 +320,43 @@ def assemble(
 
 @dataclass(frozen=True)
 class Timing:
-    """One iteration's wall time (perf_counter) and its span on the kernel's clock
-    (CLOCK_REALTIME, which stamps the captured packets), read beside each other."""
+    """One iteration's wall time (the monotonic clock) and its start and end on the
+    packets' clock (CLOCK_REALTIME, which stamps the captured packets), each read just
+    inside the wall time's readings."""
 
-    wall_ms: float
+    wall_ns: int
     started_ns: int
     ended_ns: int
+
+    @property
+    def wall_ms(self) -> float:
+        return self.wall_ns / 1e6
+
+    def span(self) -> Span:
+        """The span the capture's packets are cut at for the time split."""
+        return Span(self.started_ns, self.ended_ns, self.wall_ns)
 
 
 async def run_iteration(
     session: Session, commands: Sequence[str], timeout_s: float
 ) -> tuple[Timing, str | None]:
     """The timing of one iteration and the failure reason, if any. Output validation
-    happens after the clock stops, so it is not measured."""
+    happens after the clock stops, so it is not measured. The packets' clock is read inside
+    the monotonic one at both ends, so the span is never longer than the wall time: the
+    time between the readings is what the time split leaves unaccounted."""
+    start = time.perf_counter_ns()
     started_ns = time.time_ns()
-    start = time.perf_counter()
     try:
         async with asyncio.timeout(timeout_s):
             outputs = await session.run_iteration(commands)
     except TRANSPORT_ERRORS as exc:
-        wall_ms = (time.perf_counter() - start) * 1000.0
-        timing = reported_timing(session, Timing(wall_ms, started_ns, time.time_ns()))
+        ended_ns = time.time_ns()
+        wall_ns = time.perf_counter_ns() - start
+        timing = reported_timing(session, Timing(wall_ns, started_ns, ended_ns))
         return timing, describe_failure(exc, timeout_s)
-    wall_ms = (time.perf_counter() - start) * 1000.0
-    timing = reported_timing(session, Timing(wall_ms, started_ns, time.time_ns()))
+    ended_ns = time.time_ns()
+    wall_ns = time.perf_counter_ns() - start
+    timing = reported_timing(session, Timing(wall_ns, started_ns, ended_ns))
     labels = list(commands) if len(outputs) == len(commands) else ["/".join(commands)]
     try:
         for label, output in zip(labels, outputs, strict=True):
@@ -360,7 +372,7 @@ def reported_timing(session: Session, measured: Timing) -> Timing:
     if isinstance(session, SelfTimedSession):
         span = session.take_span()
         if span is not None:
-            return Timing(span.wall_ms, span.started_ns, span.ended_ns)
+            return Timing(round(span.wall_ms * 1e6), span.started_ns, span.ended_ns)
     return measured
 
 
@@ -385,11 +397,8 @@ def wire_hosts(mode: Mode, target: Target) -> tuple[str, ...]:
 
 
 def with_wire(record: IterationRecord, segment: Segment) -> IterationRecord:
-    """The record with its captured counts and, given its span, its time split."""
-    split = None
-    if record.span_ns is not None:
-        split = segment.timeline.split(*record.span_ns, record.wall_ms)
-    return replace(record, wire=segment.counts(), time_split=split)
+    """The record with its captured counts and its time split."""
+    return replace(record, wire=segment.counts(), time_split=segment.split())
 
 
 def wire_counts(

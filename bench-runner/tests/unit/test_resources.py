@@ -30,16 +30,22 @@ def test_parse_device_metrics_requires_both_series() -> None:
         parse_device_metrics("device_container_cpu_seconds_total 1\n")
 
 
+SECOND_SCRAPE = threading.Event()
+
+
 @pytest.fixture
 def metrics_server() -> Iterator[tuple[str, list[tuple[float, int]]]]:
     """Serves a growing CPU counter and a memory gauge that peaks on the second scrape."""
     script = [(10.0, 1000), (10.5, 5000), (11.25, 2000)]
     served: list[tuple[float, int]] = []
+    SECOND_SCRAPE.clear()
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             cpu, memory = script[min(len(served), len(script) - 1)]
             served.append((cpu, memory))
+            if len(served) >= 2:
+                SECOND_SCRAPE.set()
             body = EXPOSITION.format(cpu=cpu, memory=memory).encode()
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
@@ -64,7 +70,8 @@ def test_monitor_reads_device_and_runner(
 
     async def scenario() -> ResourceMonitor:
         async with ResourceMonitor(url, interval_s=0.05) as monitor:
-            await asyncio.sleep(0.08)  # one periodic sample: the memory peak
+            # The first sample, then one periodic (the memory peak), however busy the machine.
+            assert await asyncio.to_thread(SECOND_SCRAPE.wait, 30)
             sum(i * i for i in range(200_000))  # some runner CPU
         return monitor
 

@@ -2,8 +2,8 @@
 recorded ones (tests/captures/) where the parts were checked by hand."""
 
 import json
+import random
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -13,7 +13,9 @@ from bench_runner.wire.timeline import (
     SYN,
     HandshakeRtts,
     Packet,
+    Span,
     Timeline,
+    TimeSplit,
     summarize_splits,
 )
 
@@ -61,12 +63,34 @@ class Exchange:
         return self
 
     def split(
-        self, rtt_ns: int, start_ms: float, end_ms: float, handshakes: HandshakeRtts | None = None
-    ) -> Any:
-        timeline = Timeline(rtt_ns, handshakes)
-        for packet in self.packets:
-            timeline.add(packet)
-        return timeline.split(int(start_ms * MS), int(end_ms * MS), end_ms - start_ms)
+        self,
+        rtt_ns: int,
+        start_ms: float,
+        end_ms: float,
+        handshakes: HandshakeRtts | None = None,
+        wall_ms: float | None = None,
+    ) -> TimeSplit:
+        """The split of the span from ``start_ms`` to ``end_ms``, whose wall time is as long
+        unless ``wall_ms`` says otherwise."""
+        wall = end_ms - start_ms if wall_ms is None else wall_ms
+        return _split(self.packets, rtt_ns, _span(start_ms, end_ms, wall), handshakes)
+
+
+def _span(start_ms: float, end_ms: float, wall_ms: float) -> Span:
+    return Span(round(start_ms * MS), round(end_ms * MS), round(wall_ms * MS))
+
+
+def _split(
+    packets: list[Packet], rtt_ns: int, span: Span, handshakes: HandshakeRtts | None = None
+) -> TimeSplit:
+    timeline = Timeline(rtt_ns, span, handshakes)
+    for packet in packets:
+        timeline.add(packet)
+    return timeline.split()
+
+
+def _parts_ms(split: TimeSplit) -> float:
+    return split.network_ms + split.device_ms + split.client_ms + split.stall_ms
 
 
 def test_a_request_and_its_answer() -> None:
@@ -132,10 +156,8 @@ def test_an_ack_on_another_connection_releases_nothing() -> None:
     first.into(0)
     other.ack_out(40)
     first.into(40.15)
-    timeline = Timeline(LOCAL)
-    for packet in sorted(first.packets + other.packets, key=lambda p: p.time_ns):
-        timeline.add(packet)
-    assert timeline.split(0, int(40.15 * MS), 40.15).stalls == 0
+    packets = sorted(first.packets + other.packets, key=lambda p: p.time_ns)
+    assert _split(packets, LOCAL, _span(0, 40.15, 40.15)).stalls == 0
 
 
 def test_the_runner_holds_a_segment_until_the_devices_delayed_ack() -> None:
@@ -153,26 +175,25 @@ def test_a_client_that_sends_again_later_is_working() -> None:
 
 
 def test_without_packets_the_whole_iteration_is_the_clients() -> None:
-    split = Timeline(REGIONAL).split(0, 5 * MS, 5.0)
+    split = _split([], REGIONAL, _span(0, 5, 5))
     assert split.client_ms == 5.0
     assert split.unaccounted_ms == 0.0
 
 
 def test_what_the_parts_leave_of_the_wall_time_is_reported() -> None:
-    """The runner's clock measured 0.4 ms more than the kernel's span."""
-    timeline = Timeline(REGIONAL)
-    for packet in Exchange().out(1).into(36).packets:
-        timeline.add(packet)
-    assert timeline.split(0, 38 * MS, 38.4).unaccounted_ms == pytest.approx(0.4)
+    """The wall time's clock was read 0.4 ms outside the packets' clock (the client was
+    descheduled between the readings)."""
+    split = Exchange().out(1).into(36).split(REGIONAL, 0, 38, wall_ms=38.4)
+    assert _parts_ms(split) == pytest.approx(38.0)
+    assert split.unaccounted_ms == pytest.approx(0.4)
 
 
-def _recorded(name: str, rtt_ns: int | None = None) -> Any:
+def _recorded(name: str, rtt_ns: int | None = None) -> tuple[TimeSplit, float]:
     capture = json.loads((CAPTURES / name).read_text())
-    timeline = Timeline(capture["rtt_ns"] if rtt_ns is None else rtt_ns)
-    for fields in capture["packets"]:
-        timeline.add(Packet(*fields))
-    wall_ms = (capture["end_ns"] - capture["start_ns"]) / 1e6
-    return timeline.split(capture["start_ns"], capture["end_ns"], wall_ms), wall_ms
+    wall_ns = capture["end_ns"] - capture["start_ns"]
+    span = Span(capture["start_ns"], capture["end_ns"], wall_ns)
+    packets = [Packet(*fields) for fields in capture["packets"]]
+    return _split(packets, capture["rtt_ns"] if rtt_ns is None else rtt_ns, span), wall_ns / 1e6
 
 
 @pytest.mark.parametrize("profile", ["local", "regional"])
@@ -261,3 +282,85 @@ def test_a_retransmitted_syn_leaves_the_verified_rtt() -> None:
     exchange.into(1001).ack_out(1041).into(1041.1)
     assert exchange.split(2 * MS, 0, 1041.1).device_stalls == 0
     assert exchange.split(LOCAL, 0, 1041.1).device_stalls == 1
+
+
+def _closing_session() -> Exchange:
+    """The end of a scrapligo ssh/pty-fresh iteration at local as CI saw it (issue 22):
+    the command's answer, the client's exit and FIN, then, while other work used the
+    machine's cores, the device's FIN 5.6 ms after the client had returned at 129.7 ms."""
+    exchange = Exchange()
+    exchange.out(0, 0, SYN).into(0.15, 0, SYN | ACK).ack_out(0.2).into(10)
+    exchange.out(100).into(120).out(125, 10).out(129.5, 0, FIN | ACK)
+    exchange.into(129.7 + 5.6, 0, FIN | ACK).ack_out(129.7 + 5.65)
+    return exchange
+
+
+def test_a_packet_after_the_client_returned_is_no_part_of_its_time() -> None:
+    """Counted as before, the device's late FIN made the parts 5.6 ms longer than the
+    wall time (135.3 ms against 129.7 ms); the time from the client's FIN to its return
+    is the client's."""
+    split = _closing_session().split(LOCAL, 0, 129.7)
+    assert _parts_ms(split) == pytest.approx(129.7)
+    assert split.unaccounted_ms == pytest.approx(0.0, abs=1e-9)
+    assert split.client_ms == pytest.approx((0.2 - 0.15) + (100 - 10) + (125 - 120) + (129.7 - 125))
+
+
+def test_a_packet_of_an_earlier_iteration_is_no_part_of_this_one() -> None:
+    """The previous connection's last FIN arrived after the runner's mark but before this
+    iteration started: the time before the first packet of this one is the client's."""
+    previous, current = Exchange(40000), Exchange(40001)
+    previous.into(-3, 0, FIN | ACK)
+    current.out(1, 0, SYN).into(1.15, 0, SYN | ACK).ack_out(1.2).into(10)
+    split = _split(previous.packets + current.packets, LOCAL, _span(0, 12, 12))
+    assert _parts_ms(split) == pytest.approx(12.0)
+    assert split.client_ms == pytest.approx(1 + 0.05 + 2)
+
+
+def test_a_span_longer_than_the_wall_time_is_cut_at_the_wall_time() -> None:
+    """The client read the packets' clock before its monotonic one at the start, and was
+    descheduled between them (or the realtime clock stepped): the parts still never exceed
+    the wall time."""
+    split = Exchange().out(1).into(36).split(REGIONAL, 0, 40, wall_ms=37.5)
+    assert _parts_ms(split) == pytest.approx(37.5)
+    assert split.unaccounted_ms == pytest.approx(0.0, abs=1e-9)
+    clock_stepped_back = Exchange().out(1).into(36).split(REGIONAL, 0, -1, wall_ms=38)
+    assert _parts_ms(clock_stepped_back) == 0.0
+    assert clock_stepped_back.unaccounted_ms == pytest.approx(38.0)
+
+
+def test_a_stamp_earlier_than_one_already_counted_adds_nothing() -> None:
+    """Two connections' packets reach the ring a few microseconds out of their stamps'
+    order: each piece of time is still counted once."""
+    first, other = Exchange(40000), Exchange(40001)
+    first.out(1).into(30)
+    other.out(1.2).into(29.99)
+    in_ring_order = [first.packets[0], other.packets[0], first.packets[1], other.packets[1]]
+    split = _split(in_ring_order, REGIONAL, _span(0, 32, 32))
+    assert _parts_ms(split) == pytest.approx(32.0)
+
+
+def test_the_parts_never_add_up_to_more_than_the_wall_time() -> None:
+    """Any packets, in any order, any span and wall time: the parts are never negative,
+    never more than the wall time, and with what they leave they are exactly it."""
+    chance = random.Random(22)
+    for _ in range(2000):
+        exchanges = [Exchange(40000 + n) for n in range(chance.randint(1, 3))]
+        for _ in range(chance.randint(0, 30)):
+            exchange = chance.choice(exchanges)
+            at_ms = chance.uniform(-20, 120)
+            flags = chance.choice([PSH_ACK, ACK, SYN, SYN | ACK, FIN | ACK])
+            payload = 0 if flags != PSH_ACK else chance.randint(1, 1500)
+            if chance.random() < 0.5:
+                exchange.out(at_ms, payload, flags)
+            else:
+                exchange.into(at_ms, payload, flags)
+        packets = [packet for exchange in exchanges for packet in exchange.packets]
+        packets.sort(key=lambda packet: packet.time_ns + chance.randint(-50_000, 50_000))
+        start_ms = chance.uniform(-10, 50)
+        span = _span(start_ms, start_ms + chance.uniform(-5, 100), chance.uniform(0, 110))
+        split = _split(packets, chance.choice([LOCAL, REGIONAL]), span)
+        parts = (split.network_ms, split.device_ms, split.client_ms, split.stall_ms)
+        assert min(parts) >= 0
+        assert split.unaccounted_ms >= 0
+        assert sum(parts) <= span.wall_ns / 1e6 + 1e-9
+        assert sum(parts) + split.unaccounted_ms == pytest.approx(span.wall_ns / 1e6)

@@ -11,6 +11,7 @@ import pytest
 from bench_runner.roundtrips import SocketTrace, TracingConnector, count_round_trips
 from bench_runner.wire import capture as capture_module
 from bench_runner.wire.capture import PACE_S, Segment, WireCapture, open_capture
+from bench_runner.wire.timeline import ACK, FIN, SYN, HandshakeRtts, Packet, Span
 from prerequisites import missing
 
 REQUESTS = 3
@@ -144,25 +145,68 @@ def test_missing_capability_is_a_reason_not_a_zero(monkeypatch: pytest.MonkeyPat
     assert "CAP_NET_RAW" in reason
 
 
-def test_the_kernel_stamps_fall_in_the_iteration_and_the_parts_fill_it(server_port: int) -> None:
+@pytest.mark.parametrize("pause_s", [0.0, 3 * PACE_S], ids=["parsed-at-finish", "parsed-by-thread"])
+def test_the_kernel_stamps_fall_in_the_iteration_and_the_parts_fill_it(
+    server_port: int, pause_s: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Packet timestamps and the runner's clock agree: every event of an exchange lies
-    between the iteration's start and end, so the parts add up to its span."""
+    between the iteration's start and end, so the parts fill its span, also when the
+    capture thread parsed the packets before the closing mark said the span."""
+    if pause_s:
+        monkeypatch.setattr(capture_module, "DRAIN_BACKLOG", 1)
     capture, reason = open_capture("127.0.0.1", (server_port,), LOOPBACK_RTT_NS)
     if capture is None:
         missing(f"no packet capture here: {reason}")
     try:
         capture.mark()
-        started_ns, started = time.time_ns(), time.perf_counter()
+        started = time.perf_counter_ns()
+        started_ns = time.time_ns()
         asyncio.run(_exchange(server_port, SocketTrace()))
-        wall_ms = (time.perf_counter() - started) * 1000
+        time.sleep(pause_s)
         ended_ns = time.time_ns()
-        index = capture.mark()
+        span = Span(started_ns, ended_ns, time.perf_counter_ns() - started)
+        index = capture.mark(span)
         segments = capture.finish()
         assert segments is not None, capture.error
-        split = segments[index].timeline.split(started_ns, ended_ns, wall_ms)
-        assert abs(split.unaccounted_ms) < 0.2
+        split = segments[index].split()
+        assert split is not None
+        assert 0 <= split.unaccounted_ms < 0.2
         assert split.network_ms > 0
         assert split.client_ms > 0
         assert split.stalls == 0
     finally:
         capture.close()
+
+
+def _handshake(connection: int) -> list[Packet]:
+    return [
+        Packet(1_000_000, True, SYN, 0, 100, 0, connection),
+        Packet(1_200_000, False, SYN | ACK, 0, 500, 101, connection),
+        Packet(1_250_000, True, ACK, 0, 101, 501, connection),
+    ]
+
+
+def test_packets_parsed_before_the_span_is_known_wait_for_it() -> None:
+    """A segment's packets parsed before the mark that ends it (a bulk transfer drained by
+    the thread) are split once the mark brings the span, against it: the device's FIN
+    after the client returned is no part of the iteration."""
+    segment = Segment(LOOPBACK_RTT_NS, HandshakeRtts())
+    for packet in _handshake(40000):
+        segment.add(packet)
+    segment.add(Packet(9_000_000, False, FIN | ACK, 0, 501, 101, 40000))
+    assert segment.split() is None
+    segment.bind(Span(0, 2_000_000, 2_000_000))
+    split = segment.split()
+    assert split is not None
+    assert split.network_ms + split.device_ms + split.client_ms + split.stall_ms == 2.0
+    assert split.unaccounted_ms == 0.0
+
+
+def test_traffic_between_iterations_only_teaches_the_handshakes() -> None:
+    handshakes = HandshakeRtts()
+    between = Segment(LOOPBACK_RTT_NS, handshakes)
+    between.bind(None)
+    for packet in _handshake(40000):
+        between.add(packet)
+    assert between.split() is None
+    assert handshakes.get(40000) == 200_000

@@ -82,9 +82,11 @@ func ParseStep(line []byte) (Step, error) {
 }
 
 func once(it Iterator, index int, step Step, now Clock) report.Line {
+	begin := now()
 	start := now()
 	result := it.Iterate(step.Commands)
 	end := now()
+	finish := now()
 	line := report.Line{
 		Event:   report.EventIteration,
 		Index:   index,
@@ -94,7 +96,7 @@ func once(it Iterator, index int, step Step, now Clock) report.Line {
 		Replies: result.Replies,
 		Phases:  result.Phases,
 	}
-	report.Span{Start: start, End: end}.Apply(&line)
+	report.Span{Begin: begin, Start: start, End: end, Finish: finish}.Apply(&line)
 	if result.Err != nil {
 		line.Error = result.Err.Error()
 	}

@@ -66,8 +66,9 @@ func TestPacedRunsOneIterationPerStep(t *testing.T) {
 	if first.Event != report.EventIteration || first.Index != 1 || !first.Warmup || !first.OK {
 		t.Fatalf("first line %+v", first)
 	}
-	if first.StartNs != time.Unix(1_800_000_000, 0).Add(10*time.Millisecond).UnixNano() ||
-		first.EndNs-first.StartNs != int64(10*time.Millisecond) || first.WallNs != int64(10*time.Millisecond) {
+	// Four readings: the duration's first, the span's start, its end, the duration's last.
+	if first.StartNs != time.Unix(1_800_000_000, 0).Add(20*time.Millisecond).UnixNano() ||
+		first.EndNs-first.StartNs != int64(10*time.Millisecond) || first.WallNs != int64(30*time.Millisecond) {
 		t.Fatalf("span %d..%d wall %d", first.StartNs, first.EndNs, first.WallNs)
 	}
 	if first.Bytes != 5 || first.Phases["commands"] != 1.5 {

@@ -1,8 +1,8 @@
 // Package report writes what the program tells the runner: one JSON object per line on
 // standard output. Iteration boundaries are CLOCK_REALTIME nanoseconds (time.Now's wall
 // reading), the clock the kernel stamps captured packets with and the runner's
-// time.time_ns() reads; the duration comes from the monotonic reading of the same two
-// instants.
+// time.time_ns() reads; the duration comes from monotonic readings taken just outside
+// them (Span).
 package report
 
 import (
@@ -47,16 +47,21 @@ type Line struct {
 	Phases  map[string]float64 `json:"phases_ms,omitempty"`
 }
 
-// Span is an iteration's boundaries.
+// Span is an iteration's boundaries, read in this order: Begin, Start, the iteration, End,
+// Finish. The duration is Begin to Finish on the monotonic clock; Start and End, read inside
+// them, are the boundaries on CLOCK_REALTIME, so the span the runner cuts the captured
+// packets at is never longer than the duration (the two clocks advance alike; should the
+// realtime clock step, the runner cuts the span at the duration). One time.Now reads both
+// clocks in an order of its own: taking one clock from each of two readings fixes the order.
 type Span struct {
-	Start, End time.Time
+	Begin, Start, End, Finish time.Time
 }
 
 // Apply sets the line's boundaries and duration from the span.
 func (s Span) Apply(l *Line) {
 	l.StartNs = s.Start.UnixNano()
 	l.EndNs = s.End.UnixNano()
-	l.WallNs = int64(s.End.Sub(s.Start))
+	l.WallNs = int64(s.Finish.Sub(s.Begin))
 }
 
 // Writer writes lines, each flushed whole.

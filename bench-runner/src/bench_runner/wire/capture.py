@@ -8,7 +8,10 @@ overhead. Everything the client sent or received before ``mark()`` is in the rin
 before TCP delivers a received one), so nothing of an iteration is counted in the next one.
 Frames are parsed later, in order, switching to a new ``Tally`` at each boundary: by
 ``finish()`` once the mode's iterations are over, and by the capture thread only when a
-bulk transfer has left ``DRAIN_BACKLOG`` frames unparsed. The thread looks once per
+bulk transfer has left ``DRAIN_BACKLOG`` frames unparsed. The mark that ends an iteration's
+segment carries the iteration's span: its timeline keeps only the packets stamped inside
+it, so packets parsed before the span is known (a bulk transfer's, by the thread) wait,
+as a few integers each, until the mark brings it. The thread looks once per
 ``PACE_S`` (one status word) and is never woken by a packet: parsing while an iteration
 runs takes the GIL from the measuring thread. The ring (32768 frames) holds the backlog
 plus more than arrives in ``PACE_S``, even at 10 Gbit/s of full-size frames.
@@ -21,6 +24,7 @@ import select
 import socket
 import struct
 import threading
+from array import array
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,7 +34,7 @@ import psutil
 from bench_runner.wire import bpf, ring
 from bench_runner.wire.model import WireIteration
 from bench_runner.wire.tally import Tally, wire_segments
-from bench_runner.wire.timeline import HandshakeRtts, Packet, Timeline
+from bench_runner.wire.timeline import HandshakeRtts, Packet, Span, Timeline, TimeSplit
 
 ETH_P_ALL = 0x0003
 ARPHRD_LINK_HEADER = {1: 14, 772: 14, 65534: 0}
@@ -41,6 +45,8 @@ TCP_NUMBERS = struct.Struct("!II")
 PACE_S = 0.02
 DRAIN_BACKLOG = ring.FRAMES // 4
 JOIN_TIMEOUT_S = 5.0
+PACKET_FIELDS = 7
+"""A waiting packet's integers in ``Segment``: a ``Packet``'s fields in order."""
 VNET_MIN_KERNEL = (5, 8)
 """First kernel that writes the virtio-net header into ring frames (tpacket_rcv)."""
 
@@ -83,16 +89,56 @@ def link_header_length(interface: str) -> int:
 
 
 class Segment:
-    """The traffic between two ``mark()`` calls: its counts and its timeline."""
+    """The traffic between two ``mark()`` calls: its counts and, when it is an iteration's,
+    its timeline."""
 
-    __slots__ = ("tally", "timeline")
+    __slots__ = ("_handshakes", "_rtt_ns", "_waiting", "tally", "timeline")
 
     def __init__(self, rtt_ns: int, handshakes: HandshakeRtts) -> None:
         self.tally = Tally()
-        self.timeline = Timeline(rtt_ns, handshakes)
+        self.timeline: Timeline | None = None
+        self._rtt_ns = rtt_ns
+        self._handshakes = handshakes
+        self._waiting: array[int] | None = array("q")
+        """Packets parsed before the mark ending the segment said its span, field by
+        field; None once it has."""
+
+    def add(self, packet: Packet) -> None:
+        if self._waiting is not None:
+            self._waiting.extend(
+                (
+                    packet.time_ns,
+                    packet.outgoing,
+                    packet.flags,
+                    packet.payload,
+                    packet.seq,
+                    packet.ack,
+                    packet.connection,
+                )
+            )
+        elif self.timeline is not None:
+            self.timeline.add(packet)
+        else:
+            self._handshakes.add(packet)
+
+    def bind(self, span: Span | None) -> None:
+        """The segment's span (None between iterations: its packets only teach the
+        handshakes' RTTs); the packets parsed before are fed now. Once only."""
+        if self._waiting is None:
+            return
+        waiting, self._waiting = self._waiting, None
+        if span is not None:
+            self.timeline = Timeline(self._rtt_ns, span, self._handshakes)
+        for at in range(0, len(waiting), PACKET_FIELDS):
+            time_ns, outgoing, *rest = waiting[at : at + PACKET_FIELDS]
+            self.add(Packet(time_ns, bool(outgoing), *rest))
 
     def counts(self) -> WireIteration:
         return self.tally.result()
+
+    def split(self) -> TimeSplit | None:
+        """Where the iteration's time went; None for a segment without a span."""
+        return self.timeline.split() if self.timeline is not None else None
 
 
 class WireCapture:
@@ -147,7 +193,8 @@ class WireCapture:
         self._port_set = frozenset(ports)
         self._parsed = 0  # frame sequence numbers: the next frame to parse ...
         self._seen = 0  # ... and how far mark() has found frames filled
-        self._boundaries: deque[int] = deque()  # sequence numbers where a segment ends
+        # Where each segment ends (a frame sequence number) and its iteration's span.
+        self._boundaries: deque[tuple[int, Span | None]] = deque()
         self._rtt_ns = rtt_ns
         self._handshakes = HandshakeRtts()
         self._segments: list[Segment] = []
@@ -164,9 +211,10 @@ class WireCapture:
     def drops(self) -> int:
         return self._drops
 
-    def mark(self) -> int:
+    def mark(self, span: Span | None = None) -> int:
         """End the current segment of traffic at the frames filled so far; the index of
-        that segment in ``finish()``'s list."""
+        that segment in ``finish()``'s list. ``span``: the iteration the segment holds (None
+        for the traffic between iterations)."""
         with self._lock:
             sequence = max(self._seen, self._parsed)
             status_at = ring.STATUS.unpack_from
@@ -177,7 +225,7 @@ class WireCapture:
             ):
                 sequence += 1
             self._seen = sequence
-            self._boundaries.append(sequence)
+            self._boundaries.append((sequence, span))
             return len(self._segments) + len(self._boundaries) - 1
 
     def finish(self) -> list[Segment] | None:
@@ -228,11 +276,15 @@ class WireCapture:
         ports = self._port_set
         boundaries = self._boundaries
         sequence = self._parsed
+        if boundaries:
+            self._segment.bind(boundaries[0][1])
         while True:
-            while boundaries and boundaries[0] == sequence:
-                boundaries.popleft()
+            while boundaries and boundaries[0][0] == sequence:
+                self._segment.bind(boundaries.popleft()[1])
                 self._segments.append(self._segment)
                 self._segment = Segment(self._rtt_ns, self._handshakes)
+                if boundaries:
+                    self._segment.bind(boundaries[0][1])
             offset = sequence % ring.FRAMES * ring.FRAME_SIZE
             if not status_at(frames, offset)[0] & ring.TP_STATUS_USER:
                 break
@@ -267,7 +319,7 @@ class WireCapture:
             # destination.
             own_port = tcp if outgoing else tcp + 2
             seq, ack = TCP_NUMBERS.unpack_from(frames, tcp + 4)
-            segment.timeline.add(
+            segment.add(
                 Packet(
                     seconds * 1_000_000_000 + nanoseconds,
                     outgoing,

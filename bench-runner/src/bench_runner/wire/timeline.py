@@ -24,11 +24,17 @@ events goes to one part:
   it runs up to a millisecond long, several times the whole path at ``local``, and a
   release measured against it would look too early to be one.
 
-The parts add up to the span by construction; ``unaccounted_ms`` is what they leave of the
-measured wall time (the runner's clock and the kernel's differ by microseconds; packets of
-the iteration stamped outside its span would show here). Concurrent connections (requests
-in flight together) share one timeline: each piece is counted once, in the order events
-happened. Only running totals are kept, never a packet list.
+The parts are cut from the iteration's span and never add up to more than its wall time
+(``Span``): only events stamped inside the span are the iteration's. A packet of its
+connections stamped after the client returned (the device's FIN once the client has closed
+and gone, delayed by a busy host) or before it started (the last of an earlier iteration's)
+is no part of its time: from the last event inside to the span's end is the client's, as
+from the start to the first. ``unaccounted_ms`` is what the parts leave of the wall time:
+the client reads the packets' clock just inside its wall-time clock, so it is the time
+between those readings (microseconds; more when the client was descheduled between them).
+Concurrent connections (requests in flight together) share one timeline: each piece is
+counted once, in the order events happened (a stamp earlier than one already counted adds
+nothing). Only running totals are kept, never a packet list.
 """
 
 from dataclasses import dataclass
@@ -96,6 +102,22 @@ class TimeSplit(BaseModel):
     unaccounted_ms: float
 
 
+@dataclass(frozen=True, slots=True)
+class Span:
+    """An iteration as its client timed it: ``start_ns`` and ``end_ns`` on the packets' clock
+    (CLOCK_REALTIME), ``wall_ns`` its wall time on the monotonic clock."""
+
+    start_ns: int
+    end_ns: int
+    wall_ns: int
+
+    def cut_end_ns(self) -> int:
+        """Where the parts end: at the span's end, but never more than the wall time after
+        its start (the realtime clock stepped, or the client read it before its monotonic
+        one at the start), so the parts never add up to more than the wall time."""
+        return self.start_ns + max(min(self.end_ns - self.start_ns, self.wall_ns), 0)
+
+
 class HandshakeRtts:
     """Each connection's RTT as its handshake showed it (SYN out, SYN-ACK in), kept across
     a mode's iterations: a reused connection's handshake was in an earlier one. A SYN sent
@@ -124,13 +146,16 @@ class HandshakeRtts:
 
 
 class Timeline:
-    """Feeds on one iteration's packets in capture order; ``split()`` gives the parts.
-    ``handshakes`` is shared by a mode's timelines (a fresh one when not given)."""
+    """Feeds on the packets of one iteration's segment of the capture, in capture order;
+    ``split()`` gives the parts of its ``span``. ``handshakes`` is shared by a mode's
+    timelines (a fresh one when not given): it learns from every packet, inside the span
+    or not."""
 
     __slots__ = (
         "_awaiting_handshake_ack",
         "_client",
         "_client_stalls",
+        "_cut_end_ns",
         "_device",
         "_device_stalls",
         "_first_ns",
@@ -138,15 +163,21 @@ class Timeline:
         "_last",
         "_last_pure_ack",
         "_network",
+        "_reached_ns",
         "_rtt_ns",
+        "_span",
         "_stall",
     )
 
-    def __init__(self, rtt_ns: int, handshakes: HandshakeRtts | None = None) -> None:
+    def __init__(self, rtt_ns: int, span: Span, handshakes: HandshakeRtts | None = None) -> None:
         self._rtt_ns = rtt_ns
+        self._span = span
+        self._cut_end_ns = span.cut_end_ns()
         self._handshakes = HandshakeRtts() if handshakes is None else handshakes
         self._first_ns: int | None = None
         self._last: Packet | None = None
+        self._reached_ns = span.start_ns
+        """The latest event stamp counted so far: every piece is counted from it once."""
         self._last_pure_ack: dict[bool, Packet] = {}
         """Since the last event: the latest pure ACK each way (keyed by ``outgoing``)."""
         self._awaiting_handshake_ack: set[int] = set()
@@ -155,6 +186,8 @@ class Timeline:
 
     def add(self, packet: Packet) -> None:
         self._handshakes.add(packet)
+        if not self._span.start_ns <= packet.time_ns <= self._cut_end_ns:
+            return  # not the iteration's time (see the module's docstring)
         if not self._is_event(packet):
             if packet.flags & ACK and not packet.flags & RST:
                 self._last_pure_ack[packet.outgoing] = packet
@@ -164,6 +197,7 @@ class Timeline:
         else:
             self._account(self._last, packet)
         self._last = packet
+        self._reached_ns = max(self._reached_ns, packet.time_ns)
         self._last_pure_ack.clear()
 
     def _is_event(self, packet: Packet) -> bool:
@@ -178,7 +212,7 @@ class Timeline:
         return False
 
     def _account(self, previous: Packet, event: Packet) -> None:
-        gap = max(event.time_ns - previous.time_ns, 0)
+        gap = max(event.time_ns - self._reached_ns, 0)
         if previous.outgoing and not event.outgoing:
             round_trip = min(gap, self._rtt_ns)
             self._network += round_trip
@@ -245,14 +279,13 @@ class Timeline:
             rtt_ns = self._rtt_ns
         return rtt_ns, max(RTT_SLACK_MIN_NS, int(rtt_ns * RTT_SLACK_FRACTION))
 
-    def split(self, start_ns: int, end_ns: int, wall_ms: float) -> TimeSplit:
-        """The parts of the iteration measured from ``start_ns`` to ``end_ns`` (the
-        kernel's clock) with wall time ``wall_ms`` (the runner's)."""
+    def split(self) -> TimeSplit:
+        """The parts of the span, and what they leave of its wall time."""
         client = self._client
-        if self._first_ns is None or self._last is None:
-            client += max(end_ns - start_ns, 0)
+        if self._first_ns is None:
+            client += self._cut_end_ns - self._span.start_ns
         else:
-            client += max(self._first_ns - start_ns, 0) + max(end_ns - self._last.time_ns, 0)
+            client += (self._first_ns - self._span.start_ns) + (self._cut_end_ns - self._reached_ns)
         parts = (self._network, self._device, client, self._stall)
         network_ms, device_ms, client_ms, stall_ms = (part / 1e6 for part in parts)
         return TimeSplit(
@@ -263,7 +296,7 @@ class Timeline:
             stalls=self._device_stalls + self._client_stalls,
             device_stalls=self._device_stalls,
             client_stalls=self._client_stalls,
-            unaccounted_ms=wall_ms - sum(parts) / 1e6,
+            unaccounted_ms=(self._span.wall_ns - sum(parts)) / 1e6,
         )
 
 
@@ -282,7 +315,7 @@ class TimeSplits(BaseModel):
     stalls: int
     """Held segments over all those iterations."""
     max_unaccounted_ms: float
-    """The largest ``unaccounted_ms`` of any iteration, by magnitude."""
+    """The largest ``unaccounted_ms`` of any iteration."""
 
 
 def summarize_splits(rtt_ms: float, per_iteration: list[TimeSplit]) -> TimeSplits | None:
@@ -296,7 +329,7 @@ def summarize_splits(rtt_ms: float, per_iteration: list[TimeSplit]) -> TimeSplit
             for part in PARTS
         },
         stalls=sum(split.stalls for split in per_iteration),
-        max_unaccounted_ms=max((split.unaccounted_ms for split in per_iteration), key=abs),
+        max_unaccounted_ms=max(split.unaccounted_ms for split in per_iteration),
     )
 
 
