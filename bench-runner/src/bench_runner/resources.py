@@ -107,6 +107,7 @@ class ResourceMonitor:
         self._device_samples = 0
         self._device_error: str | None = None if self._url else "no device metrics URL"
         self._sampler: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
         self._started = 0.0
         self.usage: ResourceUsage | None = None
 
@@ -126,9 +127,10 @@ class ResourceMonitor:
     ) -> None:
         elapsed_s = time.perf_counter() - self._started
         if self._sampler is not None:
-            self._sampler.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sampler
+            # A sample in flight is finished, not cancelled: every scrape the device served
+            # is counted (its memory may be the peak).
+            self._stop.set()
+            await self._sampler
         cpu_s = runner_cpu_s(self._process) - self._cpu_start
         self._rss_peak = max(self._rss_peak, runner_rss_bytes(self._process))
         await self._sample_device()
@@ -147,9 +149,13 @@ class ResourceMonitor:
 
     async def _sample_periodically(self) -> None:
         while True:
-            await asyncio.sleep(self._interval_s)
-            self._rss_peak = max(self._rss_peak, runner_rss_bytes(self._process))
-            await self._sample_device()
+            try:
+                await asyncio.wait_for(self._stop.wait(), self._interval_s)
+            except TimeoutError:
+                self._rss_peak = max(self._rss_peak, runner_rss_bytes(self._process))
+                await self._sample_device()
+            else:
+                return
 
     async def _sample_device(self) -> None:
         if self._url is None:
