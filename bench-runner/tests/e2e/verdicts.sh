@@ -8,7 +8,7 @@
 set -euo pipefail
 : "${VERDICTS_COMPOSE:?the docker compose command of the isolated lab}"
 nights=${VERDICTS_NIGHTS:-6}
-delay_ms=${VERDICTS_DELAY_MS:-20}
+delay_ms=${VERDICTS_DELAY_MS:-100}  # verdicts-plan.yaml argues the margins
 plan=/app/tests/e2e/verdicts-plan.yaml
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 logs=$(mktemp -d)
