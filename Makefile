@@ -88,7 +88,7 @@ replay: .env ## Deliver what the runner spooled while InfluxDB or the Pushgatewa
 
 ##@ Tests and lint
 
-test: lint test-compose test-go fuzz-short test-device test-netem test-netem-tc check-netem-restart test-prometheus test-dashboards test-runner test-goclient test-e2e test-report test-sink-spool test-faults test-verdicts test-nightly test-load test-k8s ## Every test: lint, unit, integration, and end to end on an isolated copy of the lab
+test: lint test-compose test-go fuzz-short test-prometheus test-dashboards test-runner test-goclient test-load-unit test-k8s test-netem test-device test-netem-tc check-netem-restart test-e2e ## Every test: lint, unit, integration, and end to end on one isolated copy of the lab (CONTRIBUTING.md)
 
 lint: lint-go lint-goclient lint-netem lint-runner lint-dashboards lint-load lint-shell ## Every gate: ruff and mypy --strict, go vet, staticcheck and gofmt, shellcheck
 
@@ -113,12 +113,33 @@ test-prometheus: .env ## promtool: check the config and unit-test the recording/
 	$(TEST_COMPOSE) run --rm --no-deps -w /etc/prometheus --entrypoint promtool prometheus \
 	  test rules tests/transport_test.yml tests/verdicts_test.yml tests/nightly_test.yml
 
-test-e2e: build runner-test-image ## End to end on an isolated lab: every mode at local and regional, sinks, time split, dashboards
+# One isolated lab (compose.test.yaml: its own project, subnet and volumes) for every end-to-end
+# check: the suite in tests/e2e, then each scenario on the same lab (LAB_SHARED=1: the lab is
+# started once, and each scenario puts back what it changed). Each scenario also has a target of
+# its own that runs it on a lab of its own (test-report, test-sink-spool, test-faults,
+# test-verdicts, test-nightly, test-load).
+TEST_NET := 198.18.101
+E2E_SHARED = LAB_SHARED=1 LAB_TEST_NET=$(TEST_NET)
+
+test-e2e: build runner-test-image report-test-image scheduler-image load-image load-test-image ## End to end on one isolated lab: every mode at local and regional, sinks, time split, dashboards, then every scenario
 	$(TEST_COMPOSE) up -d --wait $(CORE_SERVICES)
-	status=0; $(TEST_COMPOSE) run --rm --entrypoint python3 bench-runner \
-	  -m pytest /tests/e2e -p no:cacheprovider -v || status=$$?; \
-	if [ $$status -ne 0 ]; then $(TEST_COMPOSE) logs --tail=80 $(CORE_SERVICES) || true; fi; \
-	$(TEST_COMPOSE) --profile tools down -v --remove-orphans; exit $$status
+	status=0; failed=""; \
+	scenario() { name=$$1; shift; echo "=== test-e2e: $$name"; started=$$(date +%s); \
+	  "$$@" || { status=1; failed="$$failed $$name"; }; echo "=== test-e2e: $$name $$(( $$(date +%s) - started )) s"; }; \
+	scenario suite $(TEST_COMPOSE) run --rm --entrypoint python3 bench-runner \
+	  -m pytest /tests/e2e -p no:cacheprovider -v; \
+	scenario report env $(E2E_SHARED) RUNNER_TEST_IMAGE=$(REPORT_TEST_IMAGE) \
+	  REPORT_COMPOSE="$(TEST_COMPOSE)" REPORT_ARTIFACTS="$(CURDIR)/results/test-report" \
+	  bench-runner/tests/e2e/report.sh; \
+	scenario sink-spool env $(E2E_SHARED) SPOOL_COMPOSE="$(TEST_COMPOSE)" bench-runner/tests/e2e/spool_outage.sh; \
+	scenario faults env $(E2E_SHARED) FAULTS_COMPOSE="$(TEST_COMPOSE)" bench-runner/tests/e2e/faults.sh; \
+	scenario verdicts env $(E2E_SHARED) VERDICTS_COMPOSE="$(TEST_COMPOSE)" bench-runner/tests/e2e/verdicts.sh; \
+	$(call NIGHTLY_LAB_INFO,$(TEST_COMPOSE)); \
+	scenario nightly env $(E2E_SHARED) NIGHTLY_COMPOSE="$(TEST_COMPOSE)" bench-runner/tests/e2e/nightly.sh; \
+	scenario load env $(E2E_SHARED) LOAD_E2E_COMPOSE="$(TEST_COMPOSE)" LOAD_TEST_IMAGE=$(LOAD_TEST_IMAGE) \
+	  load/tests/e2e/load_e2e.sh; \
+	if [ $$status -ne 0 ]; then echo "test-e2e: failed:$$failed"; $(TEST_COMPOSE) logs --tail=80 $(CORE_SERVICES) || true; fi; \
+	$(TEST_COMPOSE) --profile tools --profile nightly --profile load down -v --remove-orphans; exit $$status
 
 # Per-component targets (device, netem, runner, dashboards, your own tools) live in mk/, each
 # file a section of the help.

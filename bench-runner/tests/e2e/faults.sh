@@ -8,6 +8,8 @@
 #     without the first run's lease is refused too.
 # test_faults.py checks the results files in the runner's container.
 set -euo pipefail
+# shellcheck source=tests/e2e/lab.sh
+. "$(dirname "$0")/../../../tests/e2e/lab.sh"  # end_lab
 : "${FAULTS_COMPOSE:?the docker compose command of the isolated lab}"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 restart_run=faults-restart-$stamp shared_run=faults-shared-$stamp second_run=faults-second-$stamp
@@ -15,7 +17,7 @@ logs=$(mktemp -d)
 status=0
 fail() { echo "test-faults: $*"; status=1; }
 # shellcheck disable=SC2317  # run by the EXIT trap
-cleanup() { rm -rf "$logs"; $FAULTS_COMPOSE --profile tools down -v --remove-orphans >/dev/null 2>&1 || true; }
+cleanup() { rm -rf "$logs"; end_lab "$FAULTS_COMPOSE" up -d --wait device netem; }
 trap cleanup EXIT
 bench() { $FAULTS_COMPOSE run --rm -T --no-deps bench-runner "$@"; }
 in_runner() { $FAULTS_COMPOSE run --rm -T --no-deps "$@"; }  # compose options, then the service

@@ -8,6 +8,8 @@
 #     supercronic's own metrics), the last-success gauge in Prometheus, their points in
 #     InfluxDB and the retention policy INFLUX_RETENTION set.
 set -euo pipefail
+# shellcheck source=tests/e2e/lab.sh
+. "$(dirname "$0")/../../../tests/e2e/lab.sh"  # end_lab
 : "${NIGHTLY_COMPOSE:?the docker compose command of the isolated lab}"
 compose="$NIGHTLY_COMPOSE --profile nightly"
 export NIGHTLY_SCHEDULE="* * * * *" NIGHTLY_PLAN=/plans/nightly-test.yaml INFLUX_RETENTION=30d
@@ -16,7 +18,7 @@ fail() { echo "test-nightly: FAILED: $*"; status=1; }
 # shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
   if [ "$status" -ne 0 ]; then $compose logs --tail=60 scheduler influxdb-retention || true; fi
-  $compose --profile tools down -v --remove-orphans >/dev/null 2>&1 || true
+  end_lab "$compose" rm -sf scheduler
 }
 trap cleanup EXIT
 in_scheduler() { $compose exec -T scheduler "$@"; }

@@ -6,11 +6,13 @@
 # headless chromium. The pages, their charts and the browser's screenshots are copied to
 # $REPORT_ARTIFACTS.
 set -euo pipefail
+# shellcheck source=tests/e2e/lab.sh
+. "$(dirname "$0")/../../../tests/e2e/lab.sh"  # end_lab
 : "${REPORT_COMPOSE:?the docker compose command of the isolated lab}"
 : "${REPORT_ARTIFACTS:?where the reports and screenshots are kept}"
 run=report-$(date -u +%Y%m%dT%H%M%SZ)
 # shellcheck disable=SC2317  # run by the EXIT trap
-cleanup() { $REPORT_COMPOSE --profile tools down -v --remove-orphans >/dev/null 2>&1 || true; }
+cleanup() { end_lab "$REPORT_COMPOSE"; }
 trap cleanup EXIT
 bench() { $REPORT_COMPOSE run --rm -T --no-deps bench-runner "$@"; }
 

@@ -5,6 +5,8 @@
 # every point it reports; InfluxDB is started, `bench-runner replay` delivers the spool, and
 # test_spool_delivery.py checks in InfluxDB that the stored count is the reported one.
 set -euo pipefail
+# shellcheck source=tests/e2e/lab.sh
+. "$(dirname "$0")/../../../tests/e2e/lab.sh"  # end_lab
 : "${SPOOL_COMPOSE:?the docker compose command of the isolated lab}"
 iterations=${SPOOL_ITERATIONS:-300}
 run_id=spool-$(date -u +%Y%m%dT%H%M%SZ)
@@ -12,7 +14,7 @@ log=$(mktemp)
 status=0
 fail() { echo "test-sink-spool: $*"; status=1; }
 # shellcheck disable=SC2317  # run by the EXIT trap
-cleanup() { rm -f "$log"; $SPOOL_COMPOSE --profile tools down -v --remove-orphans >/dev/null 2>&1 || true; }
+cleanup() { rm -f "$log"; end_lab "$SPOOL_COMPOSE" up -d --wait influxdb; }
 trap cleanup EXIT
 
 $SPOOL_COMPOSE up -d --wait device netem influxdb pushgateway

@@ -6,6 +6,8 @@
 # then checks that night's verdicts in results.json, InfluxDB and Prometheus; this script
 # checks its summary line and `bench-runner verdicts`' exit codes.
 set -euo pipefail
+# shellcheck source=tests/e2e/lab.sh
+. "$(dirname "$0")/../../../tests/e2e/lab.sh"  # end_lab
 : "${VERDICTS_COMPOSE:?the docker compose command of the isolated lab}"
 nights=${VERDICTS_NIGHTS:-6}
 delay_ms=${VERDICTS_DELAY_MS:-100}  # verdicts-plan.yaml argues the margins
@@ -15,7 +17,7 @@ logs=$(mktemp -d)
 status=0
 fail() { echo "test-verdicts: $*"; status=1; }
 # shellcheck disable=SC2317  # run by the EXIT trap
-cleanup() { rm -rf "$logs"; $VERDICTS_COMPOSE --profile tools down -v --remove-orphans >/dev/null 2>&1 || true; }
+cleanup() { rm -rf "$logs"; end_lab "$VERDICTS_COMPOSE" up -d --wait device netem; }  # no delay
 trap cleanup EXIT
 bench() { $VERDICTS_COMPOSE run --rm -T --no-deps bench-runner "$@"; }
 

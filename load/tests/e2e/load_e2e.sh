@@ -7,6 +7,8 @@
 # the lab network: 0 errors, every transport's stats in InfluxDB (stored = reported) and
 # Prometheus, the Load dashboard's queries, the results files, the web run's bound.
 set -euo pipefail
+# shellcheck source=tests/e2e/lab.sh
+. "$(dirname "$0")/../../../tests/e2e/lab.sh"  # end_lab
 : "${LOAD_E2E_COMPOSE:?the docker compose command of the isolated lab}"
 : "${LAB_TEST_NET:?the /24 of the isolated lab, e.g. 198.18.108}"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
@@ -16,7 +18,7 @@ logs=$(mktemp -d)
 # shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
   rm -rf "$logs"
-  $LOAD_E2E_COMPOSE --profile load --profile tools down -v --remove-orphans >/dev/null 2>&1 || true
+  end_lab "$LOAD_E2E_COMPOSE" --profile load rm -sf load-master load-worker
 }
 trap cleanup EXIT
 export LOAD_UID="${LOAD_UID:-$(id -u)}" LOAD_GID="${LOAD_GID:-$(id -g)}"
