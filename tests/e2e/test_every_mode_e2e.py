@@ -81,7 +81,9 @@ def test_wire_round_trips_reach_the_protocol_minimum(every_mode: BenchRun) -> No
 
 def test_regional_obeys_physics(every_mode_regional: BenchRun) -> None:
     for mode in every_mode_regional.results["modes"]:
-        assert abs(mode["verified_rtt_ms"] - REGIONAL_RTT_MS) <= 3, mode["mode"]
+        # The added delay, over the unimpaired port: a busy machine slows both alike.
+        check = mode["rtt_check"]
+        assert abs(check["added_rtt_ms"] - REGIONAL_RTT_MS) <= check["tolerance_ms"], mode["mode"]
         floor = mode["min_round_trips"] * REGIONAL_RTT_MS
         assert mode["stats"]["min_ms"] >= floor, (
             mode["mode"],
