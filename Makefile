@@ -50,6 +50,8 @@ standins: .env ## No container registry: build stand-ins of the official images 
 
 build: .env ## Build the lab's own images (device, netem, bench-runner)
 	$(COMPOSE) --profile tools build device netem bench-runner
+	@# Runs started with `docker compose run` record the commit the images were built from.
+	@sed -i '/^LAB_COMMIT=/d' .env && echo "LAB_COMMIT=$(LAB_COMMIT)" >>.env
 
 up: build ## Build, start the lab, wait until every service is healthy, print what runs where
 	$(COMPOSE) up -d --wait $(SERVICES)

@@ -3,7 +3,7 @@
 BENCH_PLAN ?= nightly
 RUNNER_TEST_IMAGE ?= transport-lab/bench-runner-test:dev
 
-.PHONY: bench-matrix bench-smoke fleet-inventory bench-fleet runner-test-image test-runner docs-modes lint-runner \
+.PHONY: bench-matrix bench-smoke bench-targets fleet-inventory bench-fleet runner-test-image test-runner docs-modes lint-runner \
 	test-sink-spool test-faults \
 	test-verdicts bench-verdicts
 
@@ -49,6 +49,17 @@ fleet-inventory: .env ## Write results/fleet.yaml: the lab's emulated devices (D
 
 bench-fleet: fleet-inventory ## Every emulated device under PROFILE, each RTT-verified: make bench-fleet PROFILE=regional [MODES=...]
 	$(COMPOSE) run --rm bench-runner run --targets /results/fleet.yaml --profile $(PROFILE) \
+	  $(if $(ITERATIONS),--iterations $(ITERATIONS)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(MODES),--modes $(MODES))
+
+# Real devices (docs/real-devices.md): an inventory under results/, its credentials in the
+# environment variables it names (exported in your shell; DEVICE_USERNAME/PASSWORD from .env).
+bench-targets: .env ## Measure the devices of an inventory: make bench-targets TARGETS=results/routers.yaml [MODES=...]
+	@test -f "$(TARGETS)" || { echo "TARGETS=$(TARGETS): no such file (an inventory under results/)"; exit 2; }
+	@case "$(abspath $(TARGETS))" in $(CURDIR)/results/*) ;; \
+	  *) echo "TARGETS must be under results/ (the runner's container sees only that directory)"; exit 2;; esac
+	$(COMPOSE) run --rm $$(grep -oE '(username|password)_env: *[A-Za-z_][A-Za-z0-9_]*' "$(TARGETS)" \
+	    | sed 's/.*: *//' | sort -u | sed 's/^/-e /') \
+	  bench-runner run --targets /results/$(patsubst $(CURDIR)/results/%,%,$(abspath $(TARGETS))) \
 	  $(if $(ITERATIONS),--iterations $(ITERATIONS)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(MODES),--modes $(MODES))
 
 bench-smoke: .env ## Quick smoke plan: every mode and client at local, 3 iterations

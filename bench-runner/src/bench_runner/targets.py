@@ -68,10 +68,24 @@ class Inventory(BaseModel):
     targets: list[TargetSpec] = Field(min_length=1)
 
 
+CONTAINER_RESULTS = Path("/results")
+"""Where the lab's runner container sees the host's results/ directory."""
+
+
 def load_inventory(path: Path) -> Inventory:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         inventory = Inventory.model_validate(data)
+    except FileNotFoundError as exc:
+        hint = ""
+        if CONTAINER_RESULTS.is_dir() and CONTAINER_RESULTS not in path.absolute().parents:
+            hint = (
+                f" (the runner's container sees only the results directory, as "
+                f"{CONTAINER_RESULTS}: put the file under results/ and pass "
+                f"{CONTAINER_RESULTS / path.name}, or use make bench-targets "
+                f"TARGETS=results/{path.name})"
+            )
+        raise PlanError(f"inventory {path}: no such file{hint}") from exc
     except (OSError, yaml.YAMLError, ValidationError) as exc:
         raise PlanError(f"inventory {path}: {exc}") from exc
     names = [spec.name for spec in inventory.targets]

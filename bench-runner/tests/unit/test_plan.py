@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bench_runner import targets
 from bench_runner.modes import select_modes
 from bench_runner.plan import BUILTIN_PLANS, Plan, PlanError, load_plan, override, parse_plan
 from bench_runner.targets import load_inventory
@@ -141,3 +142,14 @@ def test_inventory_rejects_duplicates_and_bad_names(tmp_path: Path) -> None:
     path.write_text("targets:\n  - {name: 'a b', host: h}\n")
     with pytest.raises(PlanError, match="name"):
         load_inventory(path)
+
+
+def test_a_missing_inventory_says_where_the_runners_container_looks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(PlanError, match=r"no such file$"):
+        load_inventory(tmp_path / "routers.yaml")
+    # In the runner's container the host's results/ is /results: a host path is not there.
+    monkeypatch.setattr(targets, "CONTAINER_RESULTS", tmp_path)
+    with pytest.raises(PlanError, match=r"pass .*/routers.yaml, or use make bench-targets"):
+        load_inventory(Path("inventories/routers.yaml"))
