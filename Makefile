@@ -23,7 +23,7 @@ export RESULTS_HOST_DIR ?= $(CURDIR)/results
 # Recorded in every result so a number can be traced to the lab that produced it.
 export LAB_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 
-.PHONY: help env standins build up down logs ps clean bench replay test lint lint-shell \
+.PHONY: help env standins build up down logs ps clean purge bench replay test lint lint-shell \
 	test-compose test-prometheus test-e2e
 
 help:
@@ -76,8 +76,16 @@ ps: ## Show the lab's services and their health
 	$(COMPOSE) ps
 
 clean: ## Stop the lab and delete its volumes (InfluxDB, Prometheus, Grafana, device keys); keeps results/
-	$(COMPOSE) --profile tools down -v --remove-orphans
-	$(TEST_COMPOSE) --profile tools down -v --remove-orphans
+	$(COMPOSE) --profile tools --profile nightly --profile load --profile reports down -v --remove-orphans
+	$(TEST_COMPOSE) --profile tools --profile nightly --profile load down -v --remove-orphans
+
+purge: clean ## clean, and delete the lab's images, Go caches and build cache too; keeps results/ and .env
+	docker image ls --format '{{.Repository}}:{{.Tag}}' \
+	  | grep -E '^transport-lab(-standin)?/' | xargs -r docker image rm -f
+	docker volume rm -f transport-lab-gomod transport-lab-gocache
+	docker image prune -f
+	docker builder prune -f
+	@echo "kept: results/ (every run's files) and .env (the lab's secrets)"
 
 ##@ Benchmarks
 
@@ -90,7 +98,7 @@ replay: .env ## Deliver what the runner spooled while InfluxDB or the Pushgatewa
 
 ##@ Tests and lint
 
-test: lint test-compose test-go fuzz-short test-prometheus test-dashboards test-runner test-goclient test-load-unit test-k8s test-netem test-device test-netem-tc check-netem-restart test-e2e ## Every test: lint, unit, integration, and end to end on one isolated copy of the lab (CONTRIBUTING.md)
+test: lint test-compose test-docs test-go fuzz-short test-prometheus test-dashboards test-runner test-goclient test-load-unit test-k8s test-netem test-device test-netem-tc check-netem-restart test-e2e ## Every test: lint, unit, integration, and end to end on one isolated copy of the lab (CONTRIBUTING.md)
 
 lint: lint-go lint-goclient lint-netem lint-runner lint-dashboards lint-load lint-shell ## Every gate: ruff and mypy --strict, go vet, staticcheck and gofmt, shellcheck
 

@@ -1,4 +1,4 @@
-# Your own tools on the lab network (README.md, "Benchmarking your own tools"), included by the
+# Your own tools on the lab network (docs/own-tools.md), included by the
 # root Makefile.
 ##@ Your own tools on the lab network
 #   make client-shell                 an interactive shell; your directory at /work

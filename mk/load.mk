@@ -1,4 +1,4 @@
-# Load tests with Locust (load/, README.md "Load"), included by the root Makefile.
+# Load tests with Locust (load/, docs/load.md), included by the root Makefile.
 ##@ Load (Locust)
 
 LOAD_IMAGE ?= transport-lab/load:dev

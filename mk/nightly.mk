@@ -1,4 +1,4 @@
-# Scheduled runs (README.md, "Nightly runs"), included by the root Makefile.
+# Scheduled runs (docs/nightly.md), included by the root Makefile.
 ##@ Nightly
 
 # What a run's manifest records of the lab's images and engine: read on the host, since no

@@ -18,7 +18,7 @@ compare: .env ## Two runs side by side, what changed and how sure: make compare 
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=<run id> B=<run id>"; exit 2; }
 	$(COMPOSE) run --rm --no-deps bench-runner compare $(A) $(B)
 
-# Unverified here (no Grafana image on the development machine): README, "Reports".
+# Unverified here (no Grafana image on the development machine): docs/reports.md.
 screenshots: .env ## One PNG per Grafana panel through the image renderer (results/screenshots/<time>/)
 	$(COMPOSE) --profile reports up -d --wait grafana grafana-renderer
 	set -a; source .env; set +a; \

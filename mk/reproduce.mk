@@ -1,11 +1,11 @@
-# Published benchmarks rerun on the lab (included by the root Makefile; README "Published
+# Published benchmarks rerun on the lab (included by the root Makefile; docs/reproductions.md "Published
 # benchmarks, reproduced"): each experiment's built-in plan through the bench-runner compose
 # service, then the comparison tables beside the published figures.
 ##@ Reproductions
 # Which experiments `make reproduce` runs (each runs plan reproduce-<name>; parallel-ssh is a
 # Locust sweep, below).
 REPRODUCE ?= clibench,ssh-libraries,netconf,tunnel,parallel-ssh
-# ssh-libraries connects to up to this many devices of the lab's fleet (README Many devices).
+# ssh-libraries connects to up to this many devices of the lab's fleet (docs/fleet.md).
 REPRODUCE_FLEET_MIN := 10
 comma := ,
 
@@ -31,7 +31,7 @@ reproduce: .env ## Rerun the published benchmarks (REPRODUCE=clibench,ssh-librar
 	  if [ "$${size:-1}" -lt $(REPRODUCE_FLEET_MIN) ] 2>/dev/null || ! [ "$${size:-1}" -eq "$${size:-1}" ] 2>/dev/null; then \
 	    echo "reproduce: ssh-libraries connects to up to $(REPRODUCE_FLEET_MIN) emulated devices;" \
 	      "DEVICE_FLEET_SIZE is $${size:-1}. Set DEVICE_FLEET_SIZE=$(REPRODUCE_FLEET_MIN) (or more) in .env and" \
-	      "make up (README Many devices), or leave it out: REPRODUCE=clibench,netconf,tunnel" >&2; \
+	      "make up (docs/fleet.md), or leave it out: REPRODUCE=clibench,netconf,tunnel" >&2; \
 	    exit 2; \
 	  fi; \
 	fi

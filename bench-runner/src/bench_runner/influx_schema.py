@@ -1,5 +1,5 @@
 """Every name the lab writes to InfluxDB: measurements, tag keys and field keys (what they
-mean: SCHEMA.md and README "Sinks"). The runner's sink (sinks/influx.py), the load
+mean: SCHEMA.md and docs/results.md). The runner's sink (sinks/influx.py), the load
 generator (load/'s results.py) and the dashboards' generator (grafana/) spell them from
 here, so a name cannot differ between the points and the panels that query them.
 

@@ -1,5 +1,5 @@
 """Regression verdicts: each series of a run judged against the earlier nights of the same
-plan, profile and target (README, "Regression verdicts").
+plan, profile and target (docs/verdicts.md).
 
 ``config`` holds the defaults, ``gate`` the robust-z gate and ``changepoint`` the
 E-divisive dating (both pure), ``history`` reads the earlier nights from the results

@@ -1,4 +1,4 @@
-"""Load: Locust runs and sweeps (load/, README.md "Load"): throughput, percentiles and
+"""Load: Locust runs and sweeps (load/, docs/load.md): throughput, percentiles and
 errors per transport over a run, and against concurrency with the device's and the load
 generator's CPU and memory beside them."""
 

@@ -100,7 +100,7 @@ def build() -> dict[str, Any]:
                 "Which series regressed against the earlier nights?",
                 "Each run's verdict per series: its median against the median and MAD of the "
                 "earlier nights of its plan (regression, improved, unchanged, new, "
-                "insufficient_history; bench-runner README, Regression verdicts), the change, "
+                "insufficient_history; docs/verdicts.md), the change, "
                 "its robust z, the threshold it had to reach and the night a lasting shift "
                 "began.",
                 (

@@ -63,7 +63,7 @@ def fleet_hosts(target: Target, count: int) -> tuple[FleetHost, ...]:
         raise IterationError(
             f"hosts={count} needs a fleet of at least {count} devices; the device at "
             f"{target.host} presents {len(devices)} (set DEVICE_FLEET_SIZE={count} or more, "
-            "README Many devices)"
+            "docs/fleet.md)"
         )
     return tuple(
         FleetHost(name, dataclasses.replace(target, host=address))
