@@ -121,6 +121,10 @@ def test_single_run_report(tmp_path: Path) -> None:
     assert "transport-lab/*:dev" in html
     assert "No verdicts in these runs" in html
     assert html.count("<p>") >= 2  # methodology and caveats
+    # A chart pasted on its own says what it shows: profile, date, lab commit, client versions.
+    latency = (files.directory / "charts" / "latency.svg").read_text()
+    for context in ("profile regional", "2026-11-20", "lab abc123def456", "paramiko 1.0"):
+        assert context in latency, context
 
 
 def test_sweep_trends_load_and_verdicts(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import altair as alt
 import jinja2
 import vl_convert
 
@@ -87,14 +88,47 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
-def render_chart(figure: charts.Figure, directory: Path) -> RenderedChart:
+SUBTITLE_WIDTH = 110
+
+
+def chart_subtitle(runs: Sequence[Run]) -> list[str]:
+    """What a chart pasted on its own must say: the runs' profiles, dates and lab commits,
+    and every client with its version (lines of at most ``SUBTITLE_WIDTH`` characters)."""
+    profiles = ", ".join(dict.fromkeys(run.profile for run in runs))
+    dates = ", ".join(dict.fromkeys(f"{run.started_at:%Y-%m-%d}" for run in runs))
+    commits = ", ".join(
+        dict.fromkeys(
+            str((run.document.get("lab") or {}).get("commit") or "unknown") for run in runs
+        )
+    )
+    clients = dict.fromkeys(
+        f"{mode['client']} {mode['client_version']}" for run in runs for mode in run.modes
+    )
+    heading = f"profile {profiles} · {dates} · lab {commits} · clients:"
+    words = [heading, *(f"{client}," for client in clients)]
+    words[-1] = words[-1].rstrip(",")
+    lines: list[str] = []
+    for word in words:
+        if lines and len(lines[-1]) + 1 + len(word) <= SUBTITLE_WIDTH:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
+def render_chart(figure: charts.Figure, directory: Path, subtitle: list[str]) -> RenderedChart:
+    """The chart's spec for the page, and its PNG and SVG, titled with its context so a copy
+    pasted elsewhere still says what it shows."""
     start = time.perf_counter()
     if figure.chart is None:
         return RenderedChart(
             figure.name, figure.title, figure.caption, figure.note, None, None, None, 0.0
         )
     spec = (
-        figure.chart.configure(background="white")
+        figure.chart.properties(
+            title=alt.TitleParams(figure.title, subtitle=subtitle, anchor="start")
+        )
+        .configure(background="white")
         .configure_axis(labelLimit=360)
         .configure_legend(labelLimit=420)
         .to_dict()
@@ -223,7 +257,7 @@ def build_report(
     figures.append(charts.load(labelled, [load_history(run) for run in runs]))
     figures.append(charts.trends(trend_runs(results_dir, main), main))
     figures.append(charts.published(reproduce_runs(results_dir, main)))
-    rendered = [render_chart(figure, directory) for figure in figures]
+    rendered = [render_chart(figure, directory, chart_subtitle(runs)) for figure in figures]
     comparison = comparison_markdown(results_dir, main)
     return _write(
         directory,
@@ -253,7 +287,8 @@ def build_comparison(
     figures = [charts.differences(change_rows)]
     figures += [builder(labelled) for builder in charts.RUN_CHARTS if builder is not charts.sweep]
     figures.append(charts.load(labelled, [load_history(run) for run in (run_a, run_b)]))
-    rendered = [render_chart(figure, directory) for figure in figures]
+    subtitle = chart_subtitle((run_a, run_b))
+    rendered = [render_chart(figure, directory, subtitle) for figure in figures]
     context_a, context_b = context(run_a), context(run_b)
     return _write(
         directory,
