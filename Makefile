@@ -108,7 +108,7 @@ lint-shell: ## shellcheck on every shell script of the repository
 	docker build -q -t $(SHELLCHECK_IMAGE) ci/shellcheck >/dev/null
 	scripts=$$(git ls-files -co --exclude-standard | while read -r f; do \
 	  if [ -f "$$f" ] && head -c 64 "$$f" | grep -q '^#!.*\(bash\|/sh\)'; then echo "$$f"; fi; done); \
-	docker run --rm -v "$(CURDIR):/src:ro" $(SHELLCHECK_IMAGE) $$scripts
+	docker run --rm -v "$(CURDIR):/src:ro" $(SHELLCHECK_IMAGE) -x $$scripts
 
 test-compose: .env ## Compose files: valid for every profile; ports on 127.0.0.1 only, none in the test overlay; pins
 	$(COMPOSE) --profile tools --profile nightly --profile reports --profile load config -q

@@ -1,8 +1,9 @@
 """paramiko for load: cooperative under gevent (its socket and thread become greenlets once
 Locust has monkey-patched), TCP_NODELAY set on every connection (without it a command's
 small packets wait on delayed ACKs: +40 ms per command), host keys not checked (the lab's
-own devices only). The PTY dialogue is the runner's (bench_runner.modes.clients.pty_dialogue): wait for
-the prompt, ``terminal length 0``, ``terminal width 511``, the command with its echo, exit.
+own devices only). The PTY dialogue is the runner's
+(bench_runner.modes.clients.pty_dialogue): wait for the prompt, ``terminal length 0``,
+``terminal width 511``, the command with its echo, exit.
 """
 
 import re

@@ -13,8 +13,8 @@ the test bed's probes), then:
      starts with `started` and then the re-applied profile, and no run lock (the old token's renew
      is 404). Prints how long the port was reachable without impairment.
 Only its own containers and network (198.19.250.0/24) are touched; everything is removed at the end.
-usage: python3 netem/tests/integration/device_restart/device_restart_check.py [--image transport-lab/netem:dev]
-                                                          [--testbed-image IMAGE]
+usage: python3 netem/tests/integration/device_restart/device_restart_check.py
+         [--image transport-lab/netem:dev] [--testbed-image IMAGE]
 """
 
 import argparse
