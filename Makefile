@@ -24,6 +24,7 @@ export RESULTS_HOST_DIR ?= $(CURDIR)/results
 export LAB_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 
 .PHONY: help env standins build up down logs ps clean purge bench replay test lint lint-shell \
+	doc-examples-image \
 	test-compose test-prometheus test-e2e
 
 help:
@@ -131,13 +132,20 @@ test-prometheus: .env ## promtool: check the config and unit-test the recording/
 TEST_NET := 198.18.101
 E2E_SHARED = LAB_SHARED=1 LAB_TEST_NET=$(TEST_NET)
 
-test-e2e: build runner-test-image report-test-image scheduler-image load-image load-test-image ## End to end on one isolated lab: every mode at local and regional, sinks, time split, dashboards, then every scenario
+DOC_EXAMPLES_IMAGE ?= transport-lab/doc-examples:dev
+
+doc-examples-image:
+	docker build -q -t $(DOC_EXAMPLES_IMAGE) tests/e2e/doc_examples >/dev/null
+
+test-e2e: build runner-test-image report-test-image scheduler-image load-image load-test-image doc-examples-image ## End to end on one isolated lab: every mode at local and regional, sinks, time split, dashboards, then every scenario
 	$(TEST_COMPOSE) up -d --wait $(CORE_SERVICES)
 	status=0; failed=""; \
 	scenario() { name=$$1; shift; echo "=== test-e2e: $$name"; started=$$(date +%s); \
 	  "$$@" || { status=1; failed="$$failed $$name"; }; echo "=== test-e2e: $$name $$(( $$(date +%s) - started )) s"; }; \
 	scenario suite $(TEST_COMPOSE) run --rm --entrypoint python3 bench-runner \
 	  -m pytest /tests/e2e -p no:cacheprovider -v; \
+	scenario doc-examples env DOC_EXAMPLES_IMAGE=$(DOC_EXAMPLES_IMAGE) \
+	  TEST_COMPOSE_PROJECT=transport-lab-test python3 tests/e2e/doc_examples/run.py; \
 	scenario report env $(E2E_SHARED) RUNNER_TEST_IMAGE=$(REPORT_TEST_IMAGE) \
 	  REPORT_COMPOSE="$(TEST_COMPOSE)" REPORT_ARTIFACTS="$(CURDIR)/results/test-report" \
 	  bench-runner/tests/e2e/report.sh; \

@@ -34,10 +34,11 @@ lint-goclient: ## gofmt -l (must list nothing), go vet and staticcheck on goclie
 test-goclient: ## goclient's Go unit tests, race detector on (in the Go image)
 	$(GOCLIENT_GO_RO) go test -race -count=1 ./...
 
-lint-runner: runner-test-image ## ruff (lint, format) on bench-runner and tests/e2e, mypy --strict on bench-runner
-	docker run --rm -v "$(CURDIR)/tests/e2e:/e2e:ro" -w /app --entrypoint sh $(RUNNER_TEST_IMAGE) -c \
-	  'ruff check --config pyproject.toml src tests /e2e && ruff format --check --config pyproject.toml src tests /e2e \
-	   && mypy --strict src'
+lint-runner: runner-test-image ## ruff (lint, format) on bench-runner, the e2e tests and the docs check; mypy --strict on bench-runner
+	docker run --rm -v "$(CURDIR)/tests/e2e:/e2e:ro" -v "$(CURDIR)/tests/unit/docs:/docs-check:ro" -w /app \
+	  --entrypoint sh $(RUNNER_TEST_IMAGE) -c \
+	  'ruff check --config pyproject.toml src tests /e2e /docs-check \
+	   && ruff format --check --config pyproject.toml src tests /e2e /docs-check && mypy --strict src'
 
 bench-matrix: .env ## Run a plan (BENCH_PLAN=nightly: every mode x client x profile), then `bench-runner report`
 	run_id=matrix-$$(date -u +%Y%m%dT%H%M%SZ); status=0; \

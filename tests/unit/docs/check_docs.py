@@ -26,6 +26,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from examples import marker_problems, shell_examples
+
 README_MAX_LINES = 260
 
 GENERATED = {"docs/modes.md"}
@@ -606,6 +608,7 @@ def problems(root: Path) -> list[str]:
     ports = lab_ports(root)
     found: list[str] = list(readme_problems(root))
     for path in checked_documents(root):
+        found += marker_problems(shell_examples(root, path.relative_to(root).as_posix()))
         document = read_document(root, path)
         found += make_problems(document, targets)
         found += variable_problems(document, variables)
