@@ -382,6 +382,7 @@ def _run_job(
         rtt_gate=job.profile is not None,
         device_metrics_url=job.metrics_url,
         reference_port=_reference_port(job),
+        configured_jitter_ms=profile_info.jitter_ms,
         bulk_iterations=plan.tunnel_bulk_iterations,
     )
     guard_client = NetemClient(settings.netem_url) if netem_state is not None else None

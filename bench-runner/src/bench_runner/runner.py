@@ -47,6 +47,8 @@ class RunPlan:
     reference_port: int | None = None
     """An unimpaired TCP port of the target (the device metrics port in the lab): the RTT
     gate checks the delay added on the mode's port over this one."""
+    configured_jitter_ms: float = 0.0
+    """The profile's jitter: the RTT gate's fastest connect may be this much faster."""
     bulk_iterations: int | None = None
     """Measured iterations of the modes that move a payload (a plan's
     ``tunnel_bulk_iterations``: a 1 GB download is not repeated 20 times); None: as the
@@ -140,6 +142,7 @@ async def verify_rtt(
             applies=plan.rtt_gate,
             attempts=attempt,
             reference_rtt_ms=probe.reference_rtt_ms,
+            jitter_ms=plan.configured_jitter_ms,
         )
         if check.passed:
             return RttVerification(verified_rtt_ms, probe, check, None)

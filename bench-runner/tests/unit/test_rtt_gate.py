@@ -2,6 +2,7 @@ import asyncio
 
 import pytest
 
+from bench_runner import rtt_probe
 from bench_runner.rtt_probe import RttProbe, check_rtt, probe_rtt, rtt_tolerance_ms
 
 
@@ -68,9 +69,33 @@ def test_probe_with_reference_port() -> None:
         async with server, reference:
             return await probe_rtt("127.0.0.1", port, samples=3, reference_port=reference_port)
 
-    median, probe = asyncio.run(scenario())
-    assert 0 < median < 100
+    fastest, probe = asyncio.run(scenario())
+    assert 0 < fastest < 100
     assert probe.samples == 3
     assert probe.reference_port is not None
     assert probe.reference_rtt_ms is not None
     assert 0 < probe.reference_rtt_ms < 100
+
+
+def test_the_probe_keeps_the_fastest_connect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A busy machine lengthens connects, never shortens them: the fastest is the path's."""
+    scripted = iter([37.7, 1.4, 31.2, 0.9, 36.0, 2.2])  # port, reference, port, reference, ...
+    taken: list[int] = []
+
+    async def connect(host: str, port: int) -> float:
+        taken.append(port)
+        return next(scripted)
+
+    monkeypatch.setattr(rtt_probe, "tcp_connect_ms", connect)
+    fastest, probe = asyncio.run(probe_rtt("127.0.0.1", 22, samples=3, reference_port=9100))
+    assert (fastest, probe.reference_rtt_ms) == (31.2, 0.9)
+    assert taken == [22, 9100] * 3
+
+
+def test_jitter_lets_the_fastest_connect_be_that_much_faster() -> None:
+    tolerance = rtt_tolerance_ms(30.0)
+    assert check_rtt(30.0, 30.0 - tolerance - 4.0, jitter_ms=5.0).passed
+    assert not check_rtt(30.0, 30.0 - tolerance - 6.0, jitter_ms=5.0).passed
+    assert not check_rtt(30.0, 30.0 + tolerance + 1.0, jitter_ms=5.0).passed
+    refused = check_rtt(30.0, 20.0, jitter_ms=5.0)
+    assert "jitter 5 ms" in (refused.reason or "")
