@@ -126,7 +126,8 @@ test-prometheus: .env ## promtool: check the config and unit-test the recording/
 
 # One isolated lab (compose.test.yaml: its own project, subnet and volumes) for every end-to-end
 # check: the suite in tests/e2e, then each scenario on the same lab (LAB_SHARED=1: the lab is
-# started once, and each scenario puts back what it changed). Each scenario also has a target of
+# started once, and each scenario puts back what it changed; the docs' examples come after the
+# verdict nights, the small runs `make report` draws). Each scenario also has a target of
 # its own that runs it on a lab of its own (test-report, test-sink-spool, test-faults,
 # test-verdicts, test-nightly, test-load).
 TEST_NET := 198.18.101
@@ -144,14 +145,14 @@ test-e2e: build runner-test-image report-test-image scheduler-image load-image l
 	  "$$@" || { status=1; failed="$$failed $$name"; }; echo "=== test-e2e: $$name $$(( $$(date +%s) - started )) s"; }; \
 	scenario suite $(TEST_COMPOSE) run --rm --entrypoint python3 bench-runner \
 	  -m pytest /tests/e2e -p no:cacheprovider -v; \
-	scenario doc-examples env DOC_EXAMPLES_IMAGE=$(DOC_EXAMPLES_IMAGE) \
-	  TEST_COMPOSE_PROJECT=transport-lab-test python3 tests/e2e/doc_examples/run.py; \
 	scenario report env $(E2E_SHARED) RUNNER_TEST_IMAGE=$(REPORT_TEST_IMAGE) \
 	  REPORT_COMPOSE="$(TEST_COMPOSE)" REPORT_ARTIFACTS="$(CURDIR)/results/test-report" \
 	  bench-runner/tests/e2e/report.sh; \
 	scenario sink-spool env $(E2E_SHARED) SPOOL_COMPOSE="$(TEST_COMPOSE)" bench-runner/tests/e2e/spool_outage.sh; \
 	scenario faults env $(E2E_SHARED) FAULTS_COMPOSE="$(TEST_COMPOSE)" bench-runner/tests/e2e/faults.sh; \
 	scenario verdicts env $(E2E_SHARED) VERDICTS_COMPOSE="$(TEST_COMPOSE)" bench-runner/tests/e2e/verdicts.sh; \
+	scenario doc-examples env DOC_EXAMPLES_IMAGE=$(DOC_EXAMPLES_IMAGE) \
+	  TEST_COMPOSE_PROJECT=transport-lab-test python3 tests/e2e/doc_examples/run.py; \
 	$(call NIGHTLY_LAB_INFO,$(TEST_COMPOSE)); \
 	scenario nightly env $(E2E_SHARED) NIGHTLY_COMPOSE="$(TEST_COMPOSE)" bench-runner/tests/e2e/nightly.sh; \
 	scenario load env $(E2E_SHARED) LOAD_E2E_COMPOSE="$(TEST_COMPOSE)" LOAD_TEST_IMAGE=$(LOAD_TEST_IMAGE) \
