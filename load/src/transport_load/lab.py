@@ -18,7 +18,7 @@ from typing import Any
 
 import gevent
 import psutil
-from locust import events
+from locust import events, runners
 from locust.env import Environment
 from locust.runners import MasterRunner, WorkerRunner
 
@@ -39,6 +39,14 @@ log = logging.getLogger("transport_load")
 # lines a second under load, and the logging would be measured with the operations.
 logging.getLogger("paramiko").setLevel(logging.WARNING)
 logging.getLogger("pssh").setLevel(logging.WARNING)
+
+WORKER_SILENCE_S = 30
+"""Seconds without a heartbeat (sent every second) before the master gives a worker up.
+Locust's 3 s is less than a worker's gevent loop can stall while it spawns SSH sessions on
+a busy 2-core machine; a worker given up and back then makes the master spawn its users
+again elsewhere, and the run holds far more sessions than asked for. Read by the master
+whenever a worker connects or sends a heartbeat, so it is set before the runner exists."""
+runners.HEARTBEAT_LIVENESS = WORKER_SILENCE_S
 
 
 STATE = LabState()

@@ -220,3 +220,14 @@ def test_a_web_ui_test_stops_at_the_labs_limit_and_locust_quits(
     lab._test_stop(environment)
     gevent.sleep(0)
     assert calls == ["stop", "quit", "web_ui.stop"]
+
+
+def test_the_master_gives_a_silent_worker_up_only_after_the_labs_limit() -> None:
+    """The master reads Locust's module-level liveness each time a worker connects or sends a
+    heartbeat; importing the lab's hooks (what a locustfile does) sets it."""
+    from locust import runners
+
+    from transport_load import lab, locustfile  # noqa: F401
+
+    assert runners.HEARTBEAT_LIVENESS == lab.WORKER_SILENCE_S
+    assert lab.WORKER_SILENCE_S >= 10 * runners.HEARTBEAT_INTERVAL
