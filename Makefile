@@ -4,7 +4,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 
 COMPOSE ?= docker compose
-GO_IMAGE ?= golang:1.26-bookworm
+GO_IMAGE ?= golang:1.26-trixie
 # `make bench` measures at a WAN latency; the runner alone defaults to local.
 PROFILE ?= regional
 # Empty: the plan's values (bench-runner's Plan holds the defaults).

@@ -3,6 +3,9 @@
 
 DEVICE_TEST_IMAGE ?= transport-lab/device:dev
 DEVICE_CLIENTS_IMAGE ?= transport-lab/device-clients:dev
+# The device's base image; empty: emulator/Dockerfile's default (Debian 13). debian:bookworm-slim
+# builds the Debian 12 device (docs/device.md). compose reads the same variable.
+DEVICE_BASE ?=
 # Lab networks live in 198.18.0.0/15; this one is private to the device tests.
 DEVICE_TEST_NET ?= 198.18.110
 DEVICE_BENCH_NET ?= 198.18.111
@@ -38,7 +41,8 @@ test-go: ## Go tests of the device emulator, race detector on (in the Go image; 
 	$(DEVICE_GO_RO) go test $(GO_TEST_FLAGS) ./...
 
 device-images: ## Build the device image and the real-client test image
-	docker build -q -f emulator/Dockerfile -t $(DEVICE_TEST_IMAGE) . >/dev/null
+	docker build -q -f emulator/Dockerfile $(if $(DEVICE_BASE),--build-arg DEVICE_BASE=$(DEVICE_BASE)) \
+	  -t $(DEVICE_TEST_IMAGE) . >/dev/null
 	docker build -q -f tests/integration/device/Dockerfile -t $(DEVICE_CLIENTS_IMAGE) . >/dev/null
 
 test-device: device-images netem-image ## Device integration tests with real clients and a fleet (own docker network, cleaned up)

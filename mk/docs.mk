@@ -1,9 +1,9 @@
 # The documentation's check (README.md, CONTRIBUTING.md, docs/), included by the root Makefile.
 ##@ Documentation
 
-# The check is standard-library Python: any Python 3.11 image runs it, the repository read-only,
+# The check is standard-library Python: any Python 3.13 image runs it, the repository read-only,
 # so nothing is needed on the host but Docker.
-DOCS_PYTHON_IMAGE ?= python:3.11-slim-bookworm
+DOCS_PYTHON_IMAGE ?= python:3.13-slim-trixie
 
 .PHONY: test-docs
 

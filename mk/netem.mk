@@ -23,14 +23,20 @@ netem-image: ## netem's runtime image (what compose runs)
 netem-test-image: ## netem's test image: the runtime plus tests, test/lint tools, test bed and bench
 	docker build -q --target test -t $(NETEM_TEST_IMAGE) netem
 
-netem-lock: ## Re-resolve netem's locked dependencies (requirements.lock, requirements-test.lock)
+# The build lock holds what pyproject.toml's [build-system] requires (setuptools), for the image's
+# build without isolation.
+netem-lock: ## Re-resolve netem's locked dependencies (requirements.lock, requirements-test.lock, requirements-build.lock)
 	docker run --rm -u "$$(id -u):$$(id -g)" -e HOME=/tmp -v "$(CURDIR)/netem:/netem" -w /netem \
-	  python:3.11-slim-bookworm sh -euc ' \
+	  python:3.13-slim-trixie sh -euc ' \
 	    pip install -q --no-cache-dir --target /tmp/uv uv==$(NETEM_UV_VERSION); \
-	    /tmp/uv/bin/uv pip compile --quiet pyproject.toml --python-version 3.11 --generate-hashes \
+	    /tmp/uv/bin/uv pip compile --quiet pyproject.toml --python-version 3.13 --generate-hashes \
 	      -o requirements.lock; \
-	    /tmp/uv/bin/uv pip compile --quiet pyproject.toml --python-version 3.11 --extra test \
-	      -c requirements.lock --generate-hashes -o requirements-test.lock'
+	    /tmp/uv/bin/uv pip compile --quiet pyproject.toml --python-version 3.13 --extra test \
+	      -c requirements.lock --generate-hashes -o requirements-test.lock; \
+	    requires=$$(python3 -c "import tomllib; \
+	      print(*tomllib.load(open(\"pyproject.toml\", \"rb\"))[\"build-system\"][\"requires\"], sep=chr(10))"); \
+	    printf "%s\n" "$$requires" | /tmp/uv/bin/uv pip compile --quiet - --python-version 3.13 \
+	      --generate-hashes --custom-compile-command "make netem-lock" -o requirements-build.lock'
 
 bench-netem: netem-test-image ## nfq engine: configured vs measured RTT per profile, throughput, CPU (~5 min) -> results/bench-netem/
 	mkdir -p results/bench-netem

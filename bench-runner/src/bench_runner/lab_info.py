@@ -2,18 +2,25 @@
 versions: ``Mode.client_version``)."""
 
 import platform
+import ssl
 from typing import Any
 
 import httpx
 
 from bench_runner import __version__
+from bench_runner.modes.clients import openssh
 from bench_runner.results import RunnerInfo
 
 DEVICE_VERSION_TIMEOUT_S = 10.0
 
 
 def runner_info() -> RunnerInfo:
-    return RunnerInfo(version=__version__, python=platform.python_version())
+    return RunnerInfo(
+        version=__version__,
+        python=platform.python_version(),
+        openssl=ssl.OPENSSL_VERSION,
+        openssh=openssh.version(),
+    )
 
 
 def device_version(metrics_url: str) -> dict[str, Any]:

@@ -204,6 +204,8 @@ def manifest(
         "runner": {
             "version": run.runner.version,
             "python": run.runner.python,
+            "openssl": run.runner.openssl,
+            "openssh": run.runner.openssh,
             "kernel": platform.release(),
             "platform": sys.platform,
         },
@@ -212,6 +214,7 @@ def manifest(
             "platform": device.get("platform"),
             "sshd": device.get("openssh_version"),
             "nginx": device.get("nginx_version"),
+            "openssl": device.get("openssl_version"),
             "kernel": device.get("kernel"),
             "raw": device,
         },

@@ -32,6 +32,11 @@ class LabInfo(BaseModel):
 class RunnerInfo(BaseModel):
     version: str
     python: str
+    openssl: str | None = None
+    """The OpenSSL of the runner's Python ssl module (its TLS clients); None before it was
+    recorded."""
+    openssh: str | None = None
+    """The OpenSSH client's ``ssh -V``; None before it was recorded."""
 
 
 class TargetInfo(BaseModel):

@@ -285,3 +285,33 @@ def test_load_run_report(tmp_path: Path) -> None:
     summary = check_report(files.directory)
     assert drawn(summary) == {"load"}
     assert "geventhttpclient 2.6.1" in files.html.read_text()
+
+
+def test_context_names_the_ssh_and_tls_software_on_both_sides(tmp_path: Path) -> None:
+    """A handshake's cost depends on the device's sshd, nginx and OpenSSL and on the runner's
+    OpenSSL and OpenSSH client: the report's context block names each, as the manifest has them."""
+    path = run_doc(tmp_path, "versions", "regional", 30.0, floor_modes())
+    manifest = json.loads((path / "manifest.json").read_text())
+    manifest["device"] = {
+        "version": "0.1.0", "sshd": "OpenSSH_10.0p2", "nginx": "nginx/1.26.3",
+        "openssl": "OpenSSL 3.5.4", "raw": {"openssh_version": "OpenSSH_10.0p2"},
+    }  # fmt: skip
+    manifest["runner"] |= {
+        "python": "3.13.5", "openssl": "OpenSSL 3.5.4 30 Sep 2025",
+        "openssh": "OpenSSH_10.0p2 Debian-7, OpenSSL 3.5.4 30 Sep 2025",
+    }  # fmt: skip
+    (path / "manifest.json").write_text(json.dumps(manifest))
+    html = build_report(tmp_path, [find_run(tmp_path, "versions")]).html.read_text()
+    device = re.search(r"<th>device</th><td>(.*?)</td>", html)
+    host = re.search(r"<th>host</th><td>(.*?)</td>", html)
+    assert device
+    assert host
+    for shown in ("sshd OpenSSH_10.0p2", "nginx nginx/1.26.3", "openssl OpenSSL 3.5.4"):
+        assert shown in device.group(1), shown
+    assert "raw" not in device.group(1)
+    for shown in (
+        "python 3.13.5",
+        "openssl OpenSSL 3.5.4 30 Sep 2025",
+        "openssh OpenSSH_10.0p2 Debian-7, OpenSSL 3.5.4 30 Sep 2025",
+    ):
+        assert shown in host.group(1), shown

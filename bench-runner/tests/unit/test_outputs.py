@@ -6,7 +6,7 @@ from pathlib import Path
 from bench_runner.modes import client_versions
 from bench_runner.outputs import write_outputs
 from bench_runner.phases import summarize_phases
-from bench_runner.results import ModeRun, RunResult
+from bench_runner.results import ModeRun, RunnerInfo, RunResult
 from bench_runner.sinks.influx import run_points
 from bench_runner.sinks.publish import published_only
 from bench_runner.wire.model import WireCounts, WireIteration, summarize_wire
@@ -46,6 +46,35 @@ def test_csv_and_manifest(tmp_path: Path, sample_run: tuple[RunResult, list[Mode
         "openssl",
     ):
         assert manifest["libraries"][library], library
+
+
+def test_manifest_names_the_device_and_runner_ssh_tls_versions(
+    tmp_path: Path, sample_run: tuple[RunResult, list[ModeRun]]
+) -> None:
+    """What the handshakes depend on, in every run's context: the device's OpenSSH, nginx and
+    OpenSSL (from its /version) and the runner's OpenSSL and OpenSSH client."""
+    run, mode_runs = sample_run
+    run.device = {
+        "openssh_version": "OpenSSH_10.0p2",
+        "nginx_version": "nginx/1.26.3",
+        "openssl_version": "OpenSSL 3.5.1",
+    }
+    run.runner = RunnerInfo(
+        version="0.1.0",
+        python="3.13.5",
+        openssl="OpenSSL 3.5.1 1 Jul 2025",
+        openssh="OpenSSH_10.0p2 Debian-7, OpenSSL 3.5.1 1 Jul 2025",
+    )
+    write_outputs(run, mode_runs, tmp_path, ["bench-runner", "run"], {}, None)
+    manifest = json.loads((tmp_path / run.run_id / "manifest.json").read_text())
+    device = manifest["device"]
+    assert (device["sshd"], device["nginx"], device["openssl"]) == (
+        "OpenSSH_10.0p2",
+        "nginx/1.26.3",
+        "OpenSSL 3.5.1",
+    )
+    assert manifest["runner"]["openssl"] == "OpenSSL 3.5.1 1 Jul 2025"
+    assert manifest["runner"]["openssh"].startswith("OpenSSH_10.0p2")
 
 
 def test_modes_refused_by_the_rtt_gate_are_not_published(

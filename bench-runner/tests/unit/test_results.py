@@ -77,7 +77,7 @@ def test_results_json_has_the_contract_shape(
     assert set(document) >= CONTRACT_TOP_KEYS  # fields are only ever added (SCHEMA.md)
     assert document["schema_version"] == 3
     assert set(document["lab"]) == {"commit", "images"}
-    assert set(document["runner"]) == {"version", "python"}
+    assert set(document["runner"]) == {"version", "python", "openssl", "openssh"}
     assert set(document["target"]) >= {"host", "ssh_port", "https_port"}
     assert set(document["profile"]) >= CONTRACT_PROFILE_KEYS
     for mode in document["modes"]:

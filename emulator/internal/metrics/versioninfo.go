@@ -18,6 +18,8 @@ type VersionInfo struct {
 	Hostname       string `json:"hostname"`
 	OpenSSHVersion string `json:"openssh_version"`
 	NginxVersion   string `json:"nginx_version"`
+	// OpenSSLVersion is the OpenSSL nginx and sshd use ("OpenSSL 3.0.17").
+	OpenSSLVersion string `json:"openssl_version"`
 	Kernel         string `json:"kernel"`
 	GoVersion      string `json:"go_version"`
 }
@@ -37,8 +39,10 @@ func ProbeVersions(deviceVersion, platform, hostname string) VersionInfo {
 		OpenSSHVersion: firstMatch(commandOutput("ssh", "-V"), `OpenSSH_\S+`),
 		// "nginx -v" prints "nginx version: nginx/1.22.1".
 		NginxVersion: firstMatch(commandOutput("nginx", "-v"), `nginx/\S+`),
-		Kernel:       kernelRelease(),
-		GoVersion:    runtime.Version(),
+		// "openssl version" prints "OpenSSL 3.0.17 1 Jul 2025 (Library: ...)".
+		OpenSSLVersion: firstMatch(commandOutput("openssl", "version"), `OpenSSL \S+`),
+		Kernel:         kernelRelease(),
+		GoVersion:      runtime.Version(),
 	}
 }
 

@@ -25,8 +25,15 @@ def http1(ctx, request: bytes, session=None):
         with ctx.wrap_socket(raw, server_hostname="device", session=session) as s:
             s.sendall(request)
             data = b""
-            while chunk := s.recv(65536):
-                data += chunk
+            try:
+                while chunk := s.recv(65536):
+                    data += chunk
+            except ConnectionResetError:
+                # After answering a body it refuses (413), nginx closes with that body announced
+                # and unread: Python 3.13 on OpenSSL 3.5 then reads a reset after the answer
+                # (nginx 1.22 and 1.26 alike), where Python 3.11 on OpenSSL 3.0 read an end.
+                if not data:
+                    raise
             return data, s.session, s.session_reused, s.version()
 
 

@@ -1,7 +1,7 @@
 """The documentation against the repository it describes.
 
 Run from the repository root: ``python3 tests/unit/docs/check_docs.py``. Standard library only,
-so it runs in any Python 3.11 image without the repository's dependencies (or git). It checks
+so it runs in any Python 3.13 image without the repository's dependencies (or git). It checks
 README.md, CONTRIBUTING.md (when present) and docs/**/*.md (docs/modes.md is generated and has
 its own freshness test in ``make test-runner``):
 

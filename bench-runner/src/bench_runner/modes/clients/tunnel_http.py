@@ -6,7 +6,7 @@ on an SSH channel. It is the same for every forwarder, so the forwarders are wha
 import asyncio
 import socket
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 from bench_runner.payloads import BULK_BYTES, BulkSize
 from bench_runner.roundtrips import SocketTrace
@@ -16,8 +16,7 @@ TUNNEL_HOST = "127.0.0.1"
 TUNNEL_PORT = 8080
 RECV_BYTES = 256 << 10
 IO_TIMEOUT_S = 60.0
-T = TypeVar("T")
-Runner = Callable[[Callable[[], T]], Awaitable[T]]
+type Runner[T] = Callable[[Callable[[], T]], Awaitable[T]]
 """Runs a blocking call off the event loop: a fresh thread, or a session's own worker."""
 
 
@@ -80,7 +79,7 @@ def connect_local(port: int) -> socket.socket:
     return sock
 
 
-async def in_thread(call: Callable[[], T]) -> T:
+async def in_thread[T](call: Callable[[], T]) -> T:
     return await asyncio.to_thread(call)
 
 
