@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"transportlab/emulator/internal/cryptoprofile"
 )
 
 // VersionInfo is the /version document; the benchmark runner stores it with
@@ -18,8 +20,15 @@ type VersionInfo struct {
 	Hostname       string `json:"hostname"`
 	OpenSSHVersion string `json:"openssh_version"`
 	NginxVersion   string `json:"nginx_version"`
+	// OpenSSLVersion is the OpenSSL nginx and sshd use ("OpenSSL 3.0.17").
+	OpenSSLVersion string `json:"openssl_version"`
 	Kernel         string `json:"kernel"`
 	GoVersion      string `json:"go_version"`
+	// CryptoProfile and Crypto are the crypto profile of the device the
+	// client reached, and its lists as sshd and nginx were configured with
+	// them (internal/cryptoprofile).
+	CryptoProfile string                  `json:"crypto_profile"`
+	Crypto        cryptoprofile.Effective `json:"crypto"`
 }
 
 // unknown stands in for a component whose version could not be read.
@@ -37,8 +46,10 @@ func ProbeVersions(deviceVersion, platform, hostname string) VersionInfo {
 		OpenSSHVersion: firstMatch(commandOutput("ssh", "-V"), `OpenSSH_\S+`),
 		// "nginx -v" prints "nginx version: nginx/1.22.1".
 		NginxVersion: firstMatch(commandOutput("nginx", "-v"), `nginx/\S+`),
-		Kernel:       kernelRelease(),
-		GoVersion:    runtime.Version(),
+		// "openssl version" prints "OpenSSL 3.0.17 1 Jul 2025 (Library: ...)".
+		OpenSSLVersion: firstMatch(commandOutput("openssl", "version"), `OpenSSL \S+`),
+		Kernel:         kernelRelease(),
+		GoVersion:      runtime.Version(),
 	}
 }
 
