@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Entrypoint of the device container: prepares per-container secrets and
-# settings, then runs and supervises the device daemon, sshd and nginx. If
-# any of them exits, the others are stopped and the container exits non-zero,
-# so Docker's restart policy and health status reflect the failure.
+# settings, then runs and supervises the device daemon, one sshd per crypto
+# profile in use and nginx. If any of them exits, the others are stopped and
+# the container exits non-zero, so Docker's restart policy and health status
+# reflect the failure.
 set -euo pipefail
 
 STATE_DIR=/var/lib/device          # volume: host keys and TLS certificate
@@ -18,6 +19,10 @@ log() { echo "device entrypoint: $*" >&2; }
 : "${DEVICE_COMMAND_DELAY_MS:=0}"
 : "${DEVICE_FLEET_SIZE:=1}"
 : "${DEVICE_FLEET_ADDRESSES:=}"
+: "${DEVICE_CRYPTO_PROFILE:=}"
+: "${DEVICE_FLEET_CRYPTO:=}"
+: "${DEVICE_CRYPTO_KEX:=}"
+: "${DEVICE_CRYPTO_TLS_GROUP:=}"
 [[ -n "${DEVICE_USERNAME:-}" && -n "${DEVICE_PASSWORD:-}" ]] ||
     die "DEVICE_USERNAME and DEVICE_PASSWORD must be set (no default credentials are built in)"
 [[ "$DEVICE_USERNAME" =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] ||
@@ -34,6 +39,18 @@ log() { echo "device entrypoint: $*" >&2; }
 if ! [[ "$DEVICE_COMMAND_DELAY_MS" =~ ^[0-9]{1,5}$ ]] || (( 10#$DEVICE_COMMAND_DELAY_MS > 60000 )); then
     die "DEVICE_COMMAND_DELAY_MS must be 0..60000 (got '$DEVICE_COMMAND_DELAY_MS')"
 fi
+# Crypto profiles (emulator/README.md, Crypto profiles): only their form here, which keeps the
+# settings file valid JSON; `device fleet` checks the names and the devices they are for.
+[[ "$DEVICE_CRYPTO_PROFILE" =~ ^[a-z0-9_]*$ ]] ||
+    die "DEVICE_CRYPTO_PROFILE must be a profile name such as modern (got '$DEVICE_CRYPTO_PROFILE')"
+[[ "$DEVICE_FLEET_CRYPTO" =~ ^[a-z0-9_:,-]*$ ]] ||
+    die "DEVICE_FLEET_CRYPTO must be <device>:<profile> or <first>-<last>:<profile> items, comma-separated, such as 1:modern,3-4:arista_eos (got '$DEVICE_FLEET_CRYPTO')"
+# What a crypto sweep holds fixed: one name each, checked against the profiles by `device
+# fleet` and against the build by sshd -t and nginx -t below.
+[[ "$DEVICE_CRYPTO_KEX" =~ ^([a-z0-9][a-z0-9@.-]*)?$ ]] ||
+    die "DEVICE_CRYPTO_KEX must be one SSH key exchange name such as curve25519-sha256 (got '$DEVICE_CRYPTO_KEX')"
+[[ "$DEVICE_CRYPTO_TLS_GROUP" =~ ^([A-Za-z0-9][A-Za-z0-9_-]*)?$ ]] ||
+    die "DEVICE_CRYPTO_TLS_GROUP must be one TLS group name such as X25519 (got '$DEVICE_CRYPTO_TLS_GROUP')"
 # The fleet: device k on the block's network address + k (emulator/README.md, Fleet). The
 # netem sidecar puts these addresses on eth0; the device only maps them. `device fleet`
 # checks the rest (the derived hostnames) once the settings are written.
@@ -122,22 +139,28 @@ write_settings() {
   "command_delay_ms": $((10#$DEVICE_COMMAND_DELAY_MS)),
   "fleet_size": $DEVICE_FLEET_SIZE,
   "fleet_addresses": "$DEVICE_FLEET_ADDRESSES",
+  "crypto_profile": "$DEVICE_CRYPTO_PROFILE",
+  "fleet_crypto": "$DEVICE_FLEET_CRYPTO",
+  "crypto_kex": "$DEVICE_CRYPTO_KEX",
+  "crypto_tls_group": "$DEVICE_CRYPTO_TLS_GROUP",
   "started_at": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 }
 JSON
     chmod 0644 "$SETTINGS_FILE"
 }
 
-# The fleet as the device reads it (index, name, address a line); this also checks what
-# the shell cannot, such as a derived hostname's length.
+# The fleet as the device reads it (index, name, crypto profile, address a line); this also
+# checks what the shell cannot, such as a derived hostname's length or a profile's name.
 read_fleet() {
-    local listing name address
+    local listing name address profile
     listing=$(device fleet -settings "$SETTINGS_FILE") ||
-        die "DEVICE_HOSTNAME, DEVICE_FLEET_SIZE and DEVICE_FLEET_ADDRESSES do not make a fleet (see above)"
-    fleet_addresses=() fleet_names=()
-    while IFS=$'\t' read -r _ name address; do
+        die "DEVICE_HOSTNAME, DEVICE_FLEET_SIZE, DEVICE_FLEET_ADDRESSES, DEVICE_PLATFORM, DEVICE_CRYPTO_PROFILE and DEVICE_FLEET_CRYPTO do not make a fleet (see above; DEVICE_CRYPTO_KEX and DEVICE_CRYPTO_TLS_GROUP must be offered by every profile that lists them)"
+    fleet_addresses=() fleet_names=() fleet_profiles=()
+    # The address comes last: it is empty for a single device, and read collapses adjacent tabs.
+    while IFS=$'\t' read -r _ name profile address; do
         fleet_names+=("$name")
         [[ -z "$address" ]] || fleet_addresses+=("$address")
+        [[ " ${fleet_profiles[*]} " == *" $profile "* ]] || fleet_profiles+=("$profile")
     done <<<"$listing"
 }
 
@@ -146,9 +169,21 @@ read_fleet
 generate_host_keys
 generate_tls_certificate
 create_device_user
-# A restarted container keeps /run: clear stale sockets and pid files.
-rm -rf "$RUN_DIR" /run/sshd.pid /run/nginx.pid
+# A restarted container keeps /run: clear stale sockets, configuration and pid files.
+rm -rf "$RUN_DIR" /run/nginx.pid
 install -d -m 0755 "$RUN_DIR" /run/sshd
+# One sshd configuration per crypto profile in use (sshd cannot vary its algorithms per
+# address), and nginx's server blocks, which nginx.conf includes.
+sshd_configs=$(device crypto -settings "$SETTINGS_FILE" -dir "$RUN_DIR/crypto") ||
+    die "could not write the crypto profiles' sshd and nginx configuration (see above)"
+# A name this OpenSSH or OpenSSL does not implement (a held key exchange or group, say) stops
+# the container here, with sshd's or nginx's own message, before anything listens.
+while read -r sshd_config; do
+    /usr/sbin/sshd -t -f "$sshd_config" ||
+        die "sshd refuses $sshd_config (see above; DEVICE_CRYPTO_KEX='$DEVICE_CRYPTO_KEX')"
+done <<<"$sshd_configs"
+nginx -t -q -c /etc/nginx/nginx.conf ||
+    die "nginx refuses its configuration (see above; DEVICE_CRYPTO_TLS_GROUP='$DEVICE_CRYPTO_TLS_GROUP')"
 
 pids=()
 stop_children() {
@@ -164,16 +199,22 @@ trap 'log "stopping"; stop_children; exit 0' TERM INT
 # nginx do not inherit it.
 device serve -api-socket-group www-data &
 pids+=($!)
-env -u DEVICE_PASSWORD /usr/sbin/sshd -D -e -f /etc/ssh/sshd_config &
-pids+=($!)
+while read -r sshd_config; do
+    env -u DEVICE_PASSWORD /usr/sbin/sshd -D -e -f "$sshd_config" &
+    pids+=($!)
+done <<<"$sshd_configs"
 env -u DEVICE_PASSWORD nginx -c /etc/nginx/nginx.conf &
 pids+=($!)
 if (( DEVICE_FLEET_SIZE == 1 )); then
-    log "started device serve, sshd and nginx as $DEVICE_HOSTNAME ($DEVICE_PLATFORM)"
+    log "started device serve, sshd and nginx as $DEVICE_HOSTNAME ($DEVICE_PLATFORM, crypto profile ${fleet_profiles[0]})"
 else
-    log "started device serve, sshd and nginx as a fleet of $DEVICE_FLEET_SIZE ($DEVICE_PLATFORM):" \
-        "${fleet_names[0]}..${fleet_names[-1]} on ${fleet_addresses[0]}..${fleet_addresses[-1]}"
+    log "started device serve, ${#fleet_profiles[@]} sshd and nginx as a fleet of $DEVICE_FLEET_SIZE ($DEVICE_PLATFORM):" \
+        "${fleet_names[0]}..${fleet_names[-1]} on ${fleet_addresses[0]}..${fleet_addresses[-1]}," \
+        "crypto profiles ${fleet_profiles[*]}"
 fi
+[[ -z "$DEVICE_CRYPTO_KEX$DEVICE_CRYPTO_TLS_GROUP" ]] ||
+    log "held fixed on every device (crypto sweep): SSH key exchange ${DEVICE_CRYPTO_KEX:-as profiled}," \
+        "TLS group ${DEVICE_CRYPTO_TLS_GROUP:-as profiled}"
 
 # Wait for the first child to exit; a trapped signal interrupts this wait.
 status=0

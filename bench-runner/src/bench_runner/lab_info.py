@@ -25,7 +25,10 @@ def runner_info() -> RunnerInfo:
 
 def device_version(metrics_url: str) -> dict[str, Any]:
     """GET {DEVICE_METRICS_URL}/version. When it cannot be read the run goes on and records
-    ``{"unavailable": reason}`` instead, so the gap is visible in the results."""
+    ``{"unavailable": reason}`` instead, so the gap is visible in the results. The device
+    answers for the emulated device whose address the URL names, with its ``crypto_profile``
+    (the SSH and TLS algorithms it offered); a device too old to report one is recorded as
+    ``"crypto_profile": "unreported"``, never as a profile it may not have had."""
     try:
         response = httpx.get(f"{metrics_url.rstrip('/')}/version", timeout=DEVICE_VERSION_TIMEOUT_S)
         response.raise_for_status()
@@ -34,4 +37,5 @@ def device_version(metrics_url: str) -> dict[str, Any]:
         return {"unavailable": f"{type(exc).__name__}: {exc}"}
     if not isinstance(body, dict):
         return {"unavailable": f"expected a JSON object, got {type(body).__name__}"}
+    body.setdefault("crypto_profile", "unreported")
     return body

@@ -22,9 +22,10 @@ func deviceOfConnection(plan fleet.Plan, sshConnection string) fleet.Device {
 }
 
 // runFleet prints the fleet the settings describe, one device a line:
-// index, name and address, tab-separated (the address is empty without an
-// address block). The entrypoint checks the settings with it and takes the
-// TLS certificate's addresses from it.
+// index, name, crypto profile and address, tab-separated (the address is
+// empty without an address block, and last: the shell's read collapses
+// consecutive tabs). The entrypoint checks the settings with it and takes
+// the TLS certificate's addresses from it.
 func runFleet(args []string) int {
 	flags := flag.NewFlagSet("device fleet", flag.ContinueOnError)
 	settingsPath := flags.String("settings", settings.DefaultPath, "device settings file")
@@ -41,7 +42,7 @@ func runFleet(args []string) int {
 		if d.Address.IsValid() {
 			address = d.Address.String()
 		}
-		fmt.Printf("%d\t%s\t%s\n", d.Index, d.Name, address)
+		fmt.Printf("%d\t%s\t%s\t%s\n", d.Index, d.Name, s.Crypto[d.Index-1].Name, address)
 	}
 	return 0
 }

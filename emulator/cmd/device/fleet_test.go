@@ -116,9 +116,18 @@ func TestFleetSubcommandListsTheDevices(t *testing.T) {
 	path := writeFleetSettings(t, t.TempDir())
 	var code int
 	out := captureStdout(t, func() { code = run([]string{"device", "fleet", "-settings", path}) })
-	want := "1\tlab-r1\t127.0.0.17\n2\tlab-r2\t127.0.0.18\n3\tlab-r3\t127.0.0.19\n"
+	want := "1\tlab-r1\tcisco_iosxe\t127.0.0.17\n2\tlab-r2\tcisco_iosxe\t127.0.0.18\n3\tlab-r3\tcisco_iosxe\t127.0.0.19\n"
 	if code != 0 || out != want {
 		t.Errorf("exit %d, output %q, want %q", code, out, want)
+	}
+	// One device has no address: it comes last, so the entrypoint's read keeps the profile.
+	single := filepath.Join(t.TempDir(), "device.json")
+	if err := os.WriteFile(single, []byte(`{"platform":"arista_eos"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = captureStdout(t, func() { code = run([]string{"device", "fleet", "-settings", single}) })
+	if code != 0 || out != "1\tlab-r1\tarista_eos\t\n" {
+		t.Errorf("single device: exit %d, output %q", code, out)
 	}
 	bad := filepath.Join(t.TempDir(), "device.json")
 	if err := os.WriteFile(bad, []byte(`{"fleet_size":20,"fleet_addresses":"127.0.0.16/28"}`), 0o644); err != nil {

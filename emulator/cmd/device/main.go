@@ -6,7 +6,8 @@
 //	                    shell "-device-shell" or as "device-shell")
 //	device netconf      the sshd NETCONF subsystem (relays to the daemon)
 //	device healthcheck  exit 0 when sshd, nginx and metrics answer
-//	device fleet        print the emulated devices: index, name, address
+//	device fleet        print the emulated devices: index, name, crypto profile, address
+//	device crypto       write each crypto profile's sshd and nginx configuration
 //	device version      print the emulator version
 package main
 
@@ -21,7 +22,7 @@ import (
 	"transportlab/emulator/internal/version"
 )
 
-const usage = `usage: device serve|shell|netconf|healthcheck|fleet|version [flags]
+const usage = `usage: device serve|shell|netconf|healthcheck|fleet|crypto|version [flags]
        device-shell [-c "commands"]`
 
 func main() {
@@ -55,6 +56,8 @@ func run(args []string) int {
 		return runHealthcheck(args[2:])
 	case "fleet":
 		return runFleet(args[2:])
+	case "crypto":
+		return runCrypto(args[2:])
 	case "version":
 		fmt.Println(version.Version)
 		return 0

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"os/user"
@@ -17,6 +18,7 @@ import (
 
 	"transportlab/emulator/internal/api"
 	"transportlab/emulator/internal/configdb"
+	"transportlab/emulator/internal/cryptoprofile"
 	"transportlab/emulator/internal/events"
 	"transportlab/emulator/internal/metrics"
 	"transportlab/emulator/internal/netconf/subsystem"
@@ -125,9 +127,12 @@ func serve(o serveOptions) error {
 	}
 
 	devices := api.Fleet{Platform: s.Platform, Plan: s.Fleet}
-	for _, config := range configs {
+	builds := cryptoprofile.Builds{OpenSSH: info.OpenSSHVersion, OpenSSL: info.OpenSSLVersion, Nginx: info.NginxVersion}
+	for k, config := range configs {
+		profile := s.Crypto[k]
 		devices.Devices = append(devices.Devices, api.Device{Config: config,
-			RESTCONF: restconf.New(config.Datastore(), map[string]string{configdb.NativeModule: configdb.NativeNS})})
+			RESTCONF:      restconf.New(config.Datastore(), map[string]string{configdb.NativeModule: configdb.NativeNS}),
+			CryptoProfile: profile.Name, Crypto: profile.Effective(builds)})
 	}
 	apiHandler, err := api.NewHandler(e, creds, m, devices)
 	if err != nil {
@@ -135,7 +140,7 @@ func serve(o serveOptions) error {
 	}
 	apiServer := &http.Server{Handler: apiHandler, ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout: 120 * time.Second} // longer than nginx's upstream keepalive_timeout
-	metricsServer := &http.Server{Handler: m.Handler(info), ReadHeaderTimeout: 10 * time.Second}
+	metricsServer := &http.Server{Handler: m.Handler(deviceVersion(info, devices)), ReadHeaderTimeout: 10 * time.Second}
 	tunnelServer := &http.Server{Handler: tunnel.Handler(), ReadHeaderTimeout: 10 * time.Second}
 
 	failed := make(chan error, 6)
@@ -168,6 +173,17 @@ func serve(o serveOptions) error {
 	_ = metricsServer.Shutdown(ctx)
 	_ = tunnelServer.Close() // streams never finish on their own
 	return result
+}
+
+// deviceVersion is the /version document for a client that reached the
+// local address: the device's versions and the crypto profile of the
+// device of the fleet owning that address.
+func deviceVersion(info metrics.VersionInfo, devices api.Fleet) func(netip.Addr) metrics.VersionInfo {
+	return func(local netip.Addr) metrics.VersionInfo {
+		state := devices.Devices[devices.Plan.ForAddress(local).Index-1]
+		info.CryptoProfile, info.Crypto = state.CryptoProfile, state.Crypto
+		return info
+	}
 }
 
 // sshEventHandler turns events from SSH shell processes on the devices of

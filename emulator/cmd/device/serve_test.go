@@ -1,12 +1,17 @@
 package main
 
 import (
+	"net/netip"
 	"os"
 	"os/user"
 	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
+
+	"transportlab/emulator/internal/api"
+	"transportlab/emulator/internal/fleet"
+	"transportlab/emulator/internal/metrics"
 )
 
 func TestListenUnixReplacesAStaleSocketAndSetsAccess(t *testing.T) {
@@ -39,5 +44,24 @@ func TestListenUnixReplacesAStaleSocketAndSetsAccess(t *testing.T) {
 	}
 	if _, err := listenUnix(filepath.Join(t.TempDir(), "x.sock"), 0o666, "no-such-group-here"); err == nil {
 		t.Error("unknown group accepted")
+	}
+}
+
+func TestVersionIsForTheDeviceReached(t *testing.T) {
+	plan, err := fleet.New("lab-r1", 3, "198.18.117.128/25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	devices := api.Fleet{Plan: plan}
+	for _, name := range []string{"cisco_iosxe", "modern", "arista_eos"} {
+		devices.Devices = append(devices.Devices, api.Device{CryptoProfile: name})
+	}
+	version := deviceVersion(metrics.VersionInfo{DeviceVersion: "test"}, devices)
+	for addr, want := range map[string]string{"198.18.117.130": "modern", "198.18.117.131": "arista_eos",
+		"198.18.117.129": "cisco_iosxe", "127.0.0.1": "cisco_iosxe", "": "cisco_iosxe"} {
+		local, _ := netip.ParseAddr(addr) // "": the zero Addr, a server that did not record it
+		if got := version(local); got.CryptoProfile != want || got.DeviceVersion != "test" {
+			t.Errorf("%q: %+v, want %s", addr, got, want)
+		}
 	}
 }

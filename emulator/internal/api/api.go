@@ -35,7 +35,10 @@ type Server struct {
 //	GET  /admin/exec/{cmds...} exec commands, one per path segment
 //	POST /admin/config         configuration lines in a text/plain body
 //	GET  /admin/fleet          the emulated devices, JSON: {"platform":"cisco_iosxe",
-//	                           "devices":[{"index":1,"name":"lab-r1","address":"198.18.100.129"}, ...]}
+//	                           "devices":[{"index":1,"name":"lab-r1","address":"198.18.100.129",
+//	                           "crypto_profile":"cisco_iosxe","crypto":{"source":...,"ssh":{"kex":[...],
+//	                           ...},"tls":{...}}}, ...]}; a list the profile leaves to the build
+//	                           reads "defaults of OpenSSH_9.2p1" (or of OpenSSL, or of nginx)
 //	GET  /bulk/{size}          10M, 100M or 1G bytes: the tunnel target's payloads, direct
 //	/restconf/...              the device's RESTCONF handler
 //

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"transportlab/emulator/internal/cryptoprofile"
 	"transportlab/emulator/internal/engine"
 	"transportlab/emulator/internal/fleet"
 )
@@ -45,14 +46,19 @@ func (r *recorder) AuthFailed(string) {
 	r.authFailures++
 }
 
+// testBuilds stand for the image's OpenSSH, OpenSSL and nginx.
+var testBuilds = cryptoprofile.Builds{OpenSSH: "OpenSSH_9.2p1", OpenSSL: "OpenSSL 3.0.17", Nginx: "nginx/1.22.1"}
+
 func newTestServer(t *testing.T) (*httptest.Server, *recorder) {
 	t.Helper()
 	plan, err := fleet.New("lab-r1", 1, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	modern, _ := cryptoprofile.Lookup("modern")
 	return newFleetServer(t, Fleet{Platform: "cisco_iosxe", Plan: plan,
-		Devices: []Device{{Config: engine.NewMemoryStore("lab-r1"), RESTCONF: http.NotFoundHandler()}}})
+		Devices: []Device{{Config: engine.NewMemoryStore("lab-r1"), RESTCONF: http.NotFoundHandler(),
+			CryptoProfile: "modern", Crypto: modern.Effective(testBuilds)}}})
 }
 
 // newFleetServer serves f with a small engine and a pinned clock.

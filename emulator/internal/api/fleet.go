@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"transportlab/emulator/internal/cryptoprofile"
 	"transportlab/emulator/internal/engine"
 	"transportlab/emulator/internal/fleet"
 )
@@ -30,6 +31,10 @@ type Device struct {
 	Config engine.ConfigStore
 	// RESTCONF serves the device's /restconf/ and /.well-known/host-meta.
 	RESTCONF http.Handler
+	// CryptoProfile names what the device offers in SSH and TLS handshakes;
+	// Crypto is that profile as sshd and nginx were configured with it.
+	CryptoProfile string
+	Crypto        cryptoprofile.Effective
 }
 
 // deviceFor is the device a request is for: its fleet index and state.
@@ -56,13 +61,16 @@ type fleetMember struct {
 	Name string `json:"name"`
 	// Address is empty when the fleet has no address block (one device,
 	// answering on every address).
-	Address string `json:"address"`
+	Address       string                  `json:"address"`
+	CryptoProfile string                  `json:"crypto_profile"`
+	Crypto        cryptoprofile.Effective `json:"crypto"`
 }
 
 func (s *Server) handleFleet(w http.ResponseWriter, _ *http.Request) {
 	doc := fleetDocument{Platform: s.fleet.Platform}
 	for _, d := range s.fleet.Plan.Devices() {
-		member := fleetMember{Index: d.Index, Name: d.Name}
+		state := s.fleet.Devices[d.Index-1]
+		member := fleetMember{Index: d.Index, Name: d.Name, CryptoProfile: state.CryptoProfile, Crypto: state.Crypto}
 		if d.Address.IsValid() {
 			member.Address = d.Address.String()
 		}

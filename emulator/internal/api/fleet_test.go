@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"transportlab/emulator/internal/configdb"
+	"transportlab/emulator/internal/cryptoprofile"
 	"transportlab/emulator/internal/fleet"
 	"transportlab/emulator/internal/restconf"
 )
@@ -25,10 +26,15 @@ func newSeededFleetServer(t *testing.T) (string, *recorder, configdb.Fleet) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	crypto, err := cryptoprofile.Assign("cisco_iosxe", 3, "", "2:modern")
+	if err != nil {
+		t.Fatal(err)
+	}
 	f := Fleet{Platform: "cisco_iosxe", Plan: plan}
-	for _, store := range stores {
+	for k, store := range stores {
 		f.Devices = append(f.Devices, Device{Config: store,
-			RESTCONF: restconf.New(store.Datastore(), map[string]string{configdb.NativeModule: configdb.NativeNS})})
+			RESTCONF:      restconf.New(store.Datastore(), map[string]string{configdb.NativeModule: configdb.NativeNS}),
+			CryptoProfile: crypto[k].Name, Crypto: crypto[k].Effective(testBuilds)})
 	}
 	srv, rec := newFleetServer(t, f)
 	return srv.URL, rec, stores
@@ -123,9 +129,14 @@ func TestFleetRoute(t *testing.T) {
 	var doc struct {
 		Platform string
 		Devices  []struct {
-			Index   int
-			Name    string
-			Address string
+			Index         int
+			Name          string
+			Address       string
+			CryptoProfile string `json:"crypto_profile"`
+			Crypto        struct {
+				SSH map[string]any
+				TLS map[string]any
+			}
 		}
 	}
 	if err := json.Unmarshal([]byte(body), &doc); code != 200 || err != nil {
@@ -135,8 +146,21 @@ func TestFleetRoute(t *testing.T) {
 		doc.Devices[2].Name != "lab-r3" || doc.Devices[2].Address != "127.0.0.19" {
 		t.Errorf("fleet %+v", doc)
 	}
-	if !strings.Contains(body, `{"index":1,"name":"lab-r1","address":"127.0.0.17"}`) {
+	if !strings.Contains(body, `{"index":1,"name":"lab-r1","address":"127.0.0.17","crypto_profile":"cisco_iosxe",`) {
 		t.Errorf("field names: %s", body)
+	}
+	// Each device's profile, with its lists as sshd and nginx were configured.
+	if doc.Devices[0].CryptoProfile != "cisco_iosxe" || doc.Devices[1].CryptoProfile != "modern" ||
+		doc.Devices[2].CryptoProfile != "cisco_iosxe" {
+		t.Errorf("profiles %+v", doc.Devices)
+	}
+	if macs, ok := doc.Devices[0].Crypto.SSH["macs"].([]any); !ok || len(macs) != 2 ||
+		macs[0] != "hmac-sha2-256-etm@openssh.com" {
+		t.Errorf("cisco_iosxe MACs %v", doc.Devices[0].Crypto.SSH["macs"])
+	}
+	if doc.Devices[1].Crypto.SSH["kex"] != "defaults of OpenSSH_9.2p1" ||
+		doc.Devices[1].Crypto.TLS["ciphersuites_tls13"] != "defaults of OpenSSL 3.0.17" {
+		t.Errorf("modern %+v", doc.Devices[1].Crypto)
 	}
 	if code, _, _ := do(t, "GET", url+"/admin/fleet", "", false); code != http.StatusUnauthorized {
 		t.Errorf("without credentials: %d", code)
@@ -147,8 +171,8 @@ func TestFleetRoute(t *testing.T) {
 
 	// One device without an address block: no address to give.
 	single, _ := newTestServer(t)
-	if code, _, body := do(t, "GET", single.URL+"/admin/fleet", "", true); code != 200 ||
-		body != `{"platform":"cisco_iosxe","devices":[{"index":1,"name":"lab-r1","address":""}]}`+"\n" {
+	if code, _, body := do(t, "GET", single.URL+"/admin/fleet", "", true); code != 200 || !strings.HasPrefix(body,
+		`{"platform":"cisco_iosxe","devices":[{"index":1,"name":"lab-r1","address":"","crypto_profile":"modern",`) {
 		t.Errorf("single device: %d %q", code, body)
 	}
 }

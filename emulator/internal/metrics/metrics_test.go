@@ -3,6 +3,7 @@ package metrics
 import (
 	"io"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,7 +86,10 @@ func TestMetricsEndpoint(t *testing.T) {
 	m.NetconfSessionClosed(1)
 	m.CommandServed(TransportNETCONF, 2, "operation-not-supported")
 
-	srv := httptest.NewServer(m.Handler(info))
+	srv := httptest.NewServer(m.Handler(func(local netip.Addr) VersionInfo {
+		info.CryptoProfile = "local " + local.String()
+		return info
+	}))
 	defer srv.Close()
 	body := scrape(t, srv)
 	for _, want := range []string{
@@ -125,7 +129,9 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	version, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(version), `"device_version": "test"`) {
+	// The document is for the address the client reached (httptest: loopback).
+	if !strings.Contains(string(version), `"device_version": "test"`) ||
+		!strings.Contains(string(version), `"crypto_profile": "local 127.0.0.1"`) {
 		t.Fatalf("version: %s", version)
 	}
 }

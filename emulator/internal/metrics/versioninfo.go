@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"transportlab/emulator/internal/cryptoprofile"
 )
 
 // VersionInfo is the /version document; the benchmark runner stores it with
@@ -22,6 +24,11 @@ type VersionInfo struct {
 	OpenSSLVersion string `json:"openssl_version"`
 	Kernel         string `json:"kernel"`
 	GoVersion      string `json:"go_version"`
+	// CryptoProfile and Crypto are the crypto profile of the device the
+	// client reached, and its lists as sshd and nginx were configured with
+	// them (internal/cryptoprofile).
+	CryptoProfile string                  `json:"crypto_profile"`
+	Crypto        cryptoprofile.Effective `json:"crypto"`
 }
 
 // unknown stands in for a component whose version could not be read.

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"time"
 
+	"transportlab/emulator/internal/cryptoprofile"
 	"transportlab/emulator/internal/fleet"
 )
 
@@ -44,6 +45,20 @@ type Settings struct {
 	FleetAddresses string `json:"fleet_addresses"`
 	// Fleet is the plan Load derives from the three fields above.
 	Fleet fleet.Plan `json:"-"`
+	// CryptoProfile (DEVICE_CRYPTO_PROFILE) is every device's crypto
+	// profile; empty for the platform's own.
+	CryptoProfile string `json:"crypto_profile"`
+	// FleetCrypto (DEVICE_FLEET_CRYPTO) gives devices of the fleet profiles
+	// of their own: "1:modern,3-5:arista_eos" (cryptoprofile.Assign).
+	FleetCrypto string `json:"fleet_crypto"`
+	// CryptoKex (DEVICE_CRYPTO_KEX) and CryptoTLSGroup
+	// (DEVICE_CRYPTO_TLS_GROUP) hold one SSH key exchange and one TLS group
+	// fixed on every device, for a crypto sweep; empty holds nothing.
+	CryptoKex      string `json:"crypto_kex"`
+	CryptoTLSGroup string `json:"crypto_tls_group"`
+	// Crypto is the profile of device k at k-1, which Load derives from the
+	// platform and the four fields above.
+	Crypto []cryptoprofile.Profile `json:"-"`
 }
 
 // Defaults used for fields the file leaves out.
@@ -82,6 +97,13 @@ func Load(path string) (Settings, error) {
 		return Settings{}, fmt.Errorf("%s: command_delay_ms must be 0..60000, got %d", path, s.CommandDelayMS)
 	}
 	if s.Fleet, err = fleet.New(s.Hostname, s.FleetSize, s.FleetAddresses); err != nil {
+		return Settings{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if s.Crypto, err = cryptoprofile.Assign(s.Platform, s.Fleet.Size(), s.CryptoProfile, s.FleetCrypto); err != nil {
+		return Settings{}, fmt.Errorf("%s: %w", path, err)
+	}
+	hold := cryptoprofile.Hold{Kex: s.CryptoKex, TLSGroup: s.CryptoTLSGroup}
+	if s.Crypto, err = hold.ApplyAll(s.Crypto); err != nil {
 		return Settings{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if s.StartedAt.IsZero() {

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the device integration tests or benchmark in the real-client image against freshly started
 # device containers on a private docker network; everything is removed afterwards.
-#   tests/integration/device/run.sh test [pytest args...]   two devices (cisco_iosxe base:1.1; $DEVICE10_PLATFORM base:1.0 only)
-#                                               and a fleet: one container, $FLEET_SIZE emulated devices
+#   tests/integration/device/run.sh test [pytest args...]   two devices (cisco_iosxe base:1.1; $DEVICE10_PLATFORM base:1.0 only),
+#                                               a fleet: one container, $FLEET_SIZE emulated devices
+#                                               whose crypto profiles differ ($FLEET_CRYPTO), and a device
+#                                               holding one key exchange and TLS group ($HELD_KEX, $HELD_TLS_GROUP)
 #   tests/integration/device/run.sh bench                   one device (memory limit BENCH_DEVICE_MEMORY); prints the figures
 #   tests/integration/device/run.sh fleet-bench             a fleet of one and a fleet of $FLEET_SIZE (memory limit
 #                                               BENCH_FLEET_MEMORY); prints the figures
@@ -17,6 +19,11 @@ net=${DEVICE_TEST_NET:-198.18.110}
 fleet_size=${FLEET_SIZE:-3}
 [[ $mode == fleet-bench ]] && fleet_size=${FLEET_SIZE:-100}
 platform10=${DEVICE10_PLATFORM:-arista_eos}
+# The test fleet's devices offer different algorithms: each address must negotiate its own.
+fleet_crypto=${FLEET_CRYPTO:-2:modern,3:arista_eos}
+# A crypto sweep's step on a fourth device (cisco_iosxe): one key exchange and one TLS group held.
+held_kex=${HELD_KEX:-diffie-hellman-group14-sha256}
+held_tls_group=${HELD_TLS_GROUP:-prime256v1}
 password=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
 containers=()
@@ -43,12 +50,17 @@ memory=1g
 [[ $mode == bench ]] && memory=${BENCH_DEVICE_MEMORY:-3g}
 start_device device device lab-r1 --memory "$memory"
 [[ $mode == test ]] && start_device device10 device10 lab-r2 -e DEVICE_PLATFORM="$platform10" -e DEVICE_NETCONF_BASE=1.0
+[[ $mode == test ]] && start_device held held lab-r4 \
+    -e DEVICE_CRYPTO_KEX="$held_kex" -e DEVICE_CRYPTO_TLS_GROUP="$held_tls_group"
 if [[ $mode == test || $mode == fleet-bench ]]; then
     fleet=(-e DEVICE_FLEET_SIZE="$fleet_size" -e DEVICE_FLEET_ADDRESSES="$net.128/25")
     # A held SSH session costs ~4 MiB (emulator/README.md): 1000 of them need ~4 GiB.
     fleet_memory=1g
     [[ $mode == fleet-bench ]] && fleet_memory=${BENCH_FLEET_MEMORY:-6g}
-    start_device fleet fleet fleet-r1 --memory "$fleet_memory" "${fleet[@]}"
+    crypto=()
+    # An sshd per profile, bound to its devices' addresses before the sidecar adds them.
+    [[ $mode == test ]] && crypto=(-e DEVICE_FLEET_CRYPTO="$fleet_crypto" --sysctl net.ipv4.ip_nonlocal_bind=1)
+    start_device fleet fleet fleet-r1 --memory "$fleet_memory" "${fleet[@]}" "${crypto[@]}"
     # The sidecar that puts the fleet's addresses on the shared interface, as in compose.
     containers+=("$prefix-fleet-netem")
     docker run -d --name "$prefix-fleet-netem" --network "container:$prefix-fleet" \
@@ -65,6 +77,7 @@ done
 run_clients() {
     docker run --rm --network "$prefix" -v "$here:/tests:ro" -e DEVICE_USERNAME=labops -e DEVICE_PASSWORD="$password" \
         -e DEVICE10_PLATFORM="$platform10" -e FLEET_SIZE="$fleet_size" -e FLEET_ADDRESSES="$net.128/25" \
+        -e FLEET_CRYPTO="$fleet_crypto" -e HELD_KEX="$held_kex" -e HELD_TLS_GROUP="$held_tls_group" \
         --ulimit nofile=8192:8192 "$@"
 }
 status=0
