@@ -49,6 +49,8 @@ func TestHoldRefusesWhatTheProfileDoesNotOffer(t *testing.T) {
 		{Hold{Kex: "curve25519-sha256,ecdh-sha2-nistp256"}, `DEVICE_CRYPTO_KEX: "curve25519-sha256,ecdh-sha2-nistp256" is not a key exchange name`},
 		{Hold{Kex: "+curve25519-sha256"}, `is not a key exchange name`},
 		{Hold{TLSGroup: "X25519:prime256v1"}, `DEVICE_CRYPTO_TLS_GROUP: "X25519:prime256v1" is not a TLS group name`},
+		{Hold{TLSGroup: "X25519MLKEM768"},
+			`DEVICE_CRYPTO_TLS_GROUP: crypto profile cisco_iosxe does not offer "X25519MLKEM768" (it offers X25519, prime256v1, `},
 	} {
 		if _, err := c.hold.Apply(cisco); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.hold, err, c.want)

@@ -38,7 +38,7 @@ var profiles = []Profile{
 		// `ip http tls-version` and `ip http secure-ciphersuite`, IOS XE 17.15.1,
 		// https://github.com/YangModels/yang/blob/main/vendor/cisco/xe/17151/Cisco-IOS-XE-http.yang
 		// (confirmed). The model lists what may be configured, not a default;
-		// Cisco documents no key exchange group list for it: groups are OpenSSL's.
+		// Cisco documents no key exchange group list for it: classicalGroups.
 		Name: "cisco_iosxe",
 		Source: "Cisco IOS XE 17.x: SSH Algorithms for Common Criteria Certification " +
 			"(https://www.cisco.com/c/en/us/td/docs/routers/ios/config/17-x/sec-vpn/b-security-vpn/m_sec-secure-shell-algorithm-ccc.html; " +
@@ -67,6 +67,7 @@ var profiles = []Profile{
 			// tls13-aes128-gcm-sha256, tls13-aes256-gcm-sha384, tls13-chacha20-poly1305-sha256.
 			Ciphersuites: []string{"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
 				"TLS_CHACHA20_POLY1305_SHA256"},
+			Groups: classicalGroups,
 		},
 	},
 	{
@@ -84,9 +85,9 @@ var profiles = []Profile{
 		// are those of an OpenSSH 8 release (what EOS 4.3x ships: no
 		// post-quantum hybrid key exchange) without its SHA-1 and UMAC MACs,
 		// with the one host key EOS generates by default (RSA; ECDSA and Ed25519
-		// keys only on request), and TLS 1.2 and 1.3 with nginx's suites. Check
-		// them against the pages above before a figure depends on a difference
-		// from `modern`.
+		// keys only on request), and TLS 1.2 and 1.3 with nginx's suites and
+		// classicalGroups. Check them against the pages above before a figure
+		// depends on a difference from `modern`.
 		Name: "arista_eos",
 		Source: "Arista EOS 4.3x User Manual: management ssh " +
 			"(https://www.arista.com/en/um-eos/eos-session-management-commands), " +
@@ -106,6 +107,7 @@ var profiles = []Profile{
 		TLS: TLS{
 			// TLS 1.0 and 1.1 are refused by OpenSSL 3 at Debian's security level.
 			Versions: []string{"TLSv1.2", "TLSv1.3"},
+			Groups:   classicalGroups,
 		},
 	},
 	{
@@ -118,3 +120,12 @@ var profiles = []Profile{
 		TLS:    TLS{Versions: []string{"TLSv1.3"}},
 	},
 }
+
+// classicalGroups are the TLS key exchange groups of a platform profile
+// whose vendor lists none: OpenSSL 3.0's defaults, in its order, which is
+// what the profile offered on the Debian 12 device it was made on. Named
+// rather than left to the build, so that the profile offers the same on
+// every base: OpenSSL 3.5's defaults (Debian 13) put the post-quantum hybrid
+// X25519MLKEM768 first, which neither vendor's pages list.
+var classicalGroups = []string{"X25519", "prime256v1", "X448", "secp521r1", "secp384r1",
+	"ffdhe2048", "ffdhe3072", "ffdhe4096", "ffdhe6144", "ffdhe8192"}

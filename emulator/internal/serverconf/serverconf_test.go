@@ -125,15 +125,18 @@ func TestNginxServerPerProfile(t *testing.T) {
 	if len(blocks) != 3 {
 		t.Fatalf("nginx:\n%s", got)
 	}
+	// The platform profiles name their groups; modern leaves them to OpenSSL.
+	groupsLine := "    ssl_ecdh_curve X25519:prime256v1:X448:secp521r1:secp384r1:" +
+		"ffdhe2048:ffdhe3072:ffdhe4096:ffdhe6144:ffdhe8192;\n"
 	for n, want := range []string{
 		"    listen 443 ssl;\n    http2 on;\n    ssl_protocols TLSv1.2 TLSv1.3;\n" +
 			"    ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384;\n" +
 			"    ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256;\n" +
-			"    include /etc/nginx/device-server.conf;\n}\n",
+			groupsLine + "    include /etc/nginx/device-server.conf;\n}\n",
 		"    listen 198.18.117.130:443 ssl;\n    http2 on;\n    ssl_protocols TLSv1.3;\n" +
 			"    include /etc/nginx/device-server.conf;\n}\n",
 		"    listen 198.18.117.131:443 ssl;\n    http2 on;\n    ssl_protocols TLSv1.2 TLSv1.3;\n" +
-			"    include /etc/nginx/device-server.conf;\n}\n",
+			groupsLine + "    include /etc/nginx/device-server.conf;\n}\n",
 	} {
 		if !strings.HasPrefix(blocks[n], want) {
 			t.Errorf("server %d:\n%s\nwant\n%s", n, blocks[n], want)

@@ -341,18 +341,40 @@ def test_every_client_negotiates_the_held_key_exchange(askpass_env, client):
                                REFUSAL["asyncssh"]["kex"])
 
 
-def curl_with_group(group):
+def curl_with_group(address, group):
     """curl's exit status for one HTTPS request offering only that key exchange group."""
     return subprocess.run(["curl", "-sk", "-o", "/dev/null", "--max-time", "20", "--curves", group,
-                           "-u", f"{USERNAME}:{PASSWORD}", f"https://{HELD_HOST}/admin/fleet"],
+                           "-u", f"{USERNAME}:{PASSWORD}", f"https://{address}/admin/fleet"],
                           capture_output=True, text=True, timeout=30).returncode
 
 
+# The post-quantum hybrid group OpenSSL 3.5 offers first by default (the client image's curl has it).
+PQ_GROUP = "X25519MLKEM768"
+
+
+@pytest.mark.parametrize("profile", ["cisco_iosxe", "arista_eos", "modern"])
+def test_tls_groups_follow_the_profile(profile_lists, profile):
+    """The platform profiles name classical groups, the same on either Debian release; modern
+    offers its OpenSSL's defaults, which have the hybrid from OpenSSL 3.5 on (Debian 13)."""
+    groups = profile_lists[profile]["tls"]["groups"]
+    if profile == "modern":
+        build = re.fullmatch(r"defaults of OpenSSL (\d+)\.(\d+)\.\S+", groups)
+        assert build, groups
+        offered = (int(build.group(1)), int(build.group(2))) >= (3, 5)
+    else:
+        assert "X25519" in groups and PQ_GROUP not in groups
+        offered = False
+    address = address_of(profile)
+    assert curl_with_group(address, "X25519") == 0
+    # No common group, no handshake (curl: 35).
+    assert curl_with_group(address, PQ_GROUP) == (0 if offered else 35)
+
+
 def test_tls_offers_only_the_held_group():
-    assert curl_with_group(HELD_TLS_GROUP) == 0
+    assert curl_with_group(HELD_HOST, HELD_TLS_GROUP) == 0
     # Another group every TLS library has: no common group, no handshake (curl: 35).
     other = "X25519" if HELD_TLS_GROUP != "X25519" else "prime256v1"
-    assert curl_with_group(other) == 35
+    assert curl_with_group(HELD_HOST, other) == 35
     # A client whose first key share is another group still connects (one extra round trip:
     # the server asks for the held group).
     assert tls_handshake(HELD_HOST, ssl.TLSVersion.TLSv1_3)[0] == "TLSv1.3"
