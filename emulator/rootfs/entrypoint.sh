@@ -164,7 +164,7 @@ trap 'log "stopping"; stop_children; exit 0' TERM INT
 # nginx do not inherit it.
 device serve -api-socket-group www-data &
 pids+=($!)
-env -u DEVICE_PASSWORD /usr/sbin/sshd -D -e -f /etc/ssh/sshd_config &
+env -u DEVICE_PASSWORD /usr/sbin/sshd -D -e -f /etc/ssh/sshd_config ${DEVICE_SSHD_DEBUG_LOG:+-o LogLevel=DEBUG1 -E "$DEVICE_SSHD_DEBUG_LOG"} &
 pids+=($!)
 env -u DEVICE_PASSWORD nginx -c /etc/nginx/nginx.conf &
 pids+=($!)

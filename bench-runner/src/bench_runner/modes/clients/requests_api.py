@@ -5,10 +5,12 @@ runs in a worker thread; its own timeout bounds a stuck request."""
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 import requests
 import urllib3
 
+from bench_runner.alpn import AlpnLog
 from bench_runner.modes.base import Session, Target
 from bench_runner.modes.clients.device_api import (
     REQUEST_TIMEOUT_S,
@@ -50,6 +52,16 @@ class _HttpSession:
     def __init__(self, target: Target, *, keep_alive: bool) -> None:
         self._base = f"https://{target.host}:{target.https_port}"
         self._http = new_session(target, keep_alive=keep_alive)
+        self.alpn = AlpnLog()
+        self._http.hooks["response"].append(self._note_alpn)
+
+    def _note_alpn(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
+        """A response hook: it runs before the body is read, while urllib3's response
+        still holds its connection, whose socket (one per TCP connection) is the TLS
+        socket."""
+        tls = getattr(getattr(response.raw, "connection", None), "sock", None)
+        if tls is not None and not self.alpn.known(tls):
+            self.alpn.note(tls, tls)
 
     def get(
         self, path: str, what: str, *, accept: str | None = None, stream: bool = False
