@@ -78,9 +78,19 @@ def test_an_ssh_connection_missing_a_side_is_incomplete() -> None:
     assert failed.values[Tag.SSH_KEX] == NONE_IN_COMMON
 
 
-def test_bytes_that_passed_the_filter_by_chance_are_no_connection() -> None:
-    assert decode([packet(40001, True, bytes.fromhex("00003c3a0714") + bytes(40))]) != []
+def test_bytes_that_passed_the_filter_by_chance_are_no_handshake() -> None:
     assert decode([packet(40001, True, bytes.fromhex("9f3e21aa07c4") + bytes(40))]) == []
+    # Encrypted bytes that look like a hello, after the connection's own: not read.
+    lookalikes = [
+        packet(40001, True, b"SSH-" + bytes(300), seq=9000),
+        packet(40001, False, bytes.fromhex("00003c3a0714") + bytes(40), seq=9000),
+    ]
+    [ssh] = decode(ssh_connection(40001) + lookalikes)
+    assert ssh.problem is None
+    assert ssh.values[Tag.SSH_KEX] == "curve25519-sha256"
+    late = packet(40002, False, server_hello(group=0x0017), seq=9000, port=443)
+    [tls] = decode([*tls_connection(40002, server_hello()), late])
+    assert tls.values[Tag.TLS_GROUP] == "x25519"
 
 
 def tls_connection(

@@ -24,6 +24,7 @@ from bench_runner.influx_schema import Tag
 from bench_runner.modes import Target
 from bench_runner.modes.registry import find
 from bench_runner.runner import read_handshakes
+from bench_runner.wire import capture as capture_module
 from bench_runner.wire import hello_capture
 from bench_runner.wire.capture import WireCapture, open_capture
 from bench_runner.wire.handshake_model import NOT_OFFERED, Handshakes
@@ -40,10 +41,15 @@ OPENSSH_KEX_LINE = re.compile(
 )
 
 
-def capture_of(port: int) -> WireCapture:
+def capture_of_counts_only(port: int) -> WireCapture:
     capture, reason = open_capture("127.0.0.1", (port,), LOOPBACK_RTT_NS)
     if capture is None:
         missing(f"no packet capture here: {reason}")
+    return capture
+
+
+def capture_of(port: int) -> WireCapture:
+    capture = capture_of_counts_only(port)
     if capture.hello_error is not None:
         capture.close()
         pytest.fail(capture.hello_error)
@@ -241,3 +247,22 @@ def test_the_capture_thread_drains_the_ring_of_a_mode_of_many_connections(
         assert len(negotiated(capture)) == 3
     finally:
         capture.close()
+
+
+def test_without_the_handshake_socket_the_mode_says_why(
+    https_server: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refused(*args: object) -> None:
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(capture_module, "HelloCapture", refused)
+    capture = capture_of_counts_only(https_server)
+    try:
+        capture.mark()
+        assert capture.finish() is not None
+        handshakes = read_handshakes(capture, None, "httpx")
+    finally:
+        capture.close()
+    assert not handshakes.available
+    assert handshakes.reason == "handshake capture on lo: [Errno 12] Cannot allocate memory"
+    assert handshakes.parameters == {}

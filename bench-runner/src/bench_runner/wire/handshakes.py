@@ -74,11 +74,12 @@ def _ssh(connection: ConnectionKey, packets: list[HelloPacket]) -> Negotiation:
     kexinits: dict[bool, ssh_kex.KexInit] = {}
     try:
         for packet in packets:
+            if packet.outgoing in kexinits:
+                continue  # that side's handshake is read: the rest is encrypted
             data = packet.payload
-            if data.startswith(ssh_kex.IDENTIFICATION_PREFIX):
-                line, data = ssh_kex.split_identification(data)
-                ids.setdefault(packet.outgoing, line)
-            if ssh_kex.is_kexinit_packet(data) and packet.outgoing not in kexinits:
+            if data.startswith(ssh_kex.IDENTIFICATION_PREFIX) and packet.outgoing not in ids:
+                ids[packet.outgoing], data = ssh_kex.split_identification(data)
+            if ssh_kex.is_kexinit_packet(data):
                 kexinits[packet.outgoing] = ssh_kex.parse_kexinit(data)
     except ssh_kex.SshFormatError as exc:
         return Negotiation(connection, SSH, problem=str(exc))
@@ -110,7 +111,10 @@ def _tls(connection: ConnectionKey, packets: list[HelloPacket]) -> Negotiation:
             if messages[0].kind == tls_hello.CLIENT_HELLO and packet.outgoing:
                 client_hellos.append(tls_hello.parse_client_hello(messages[0]))
             elif messages[0].kind == tls_hello.SERVER_HELLO and not packet.outgoing:
-                server_hellos.append((tls_hello.parse_server_hello(messages[0]), messages[1:]))
+                hello = tls_hello.parse_server_hello(messages[0])
+                server_hellos.append((hello, messages[1:]))
+                if not hello.hello_retry:
+                    break  # the handshake is decided: what follows is encrypted
     except tls_hello.TlsFormatError as exc:
         return Negotiation(connection, TLS, problem=str(exc))
     offered = client_hellos[0].alpn if client_hellos else None

@@ -82,7 +82,7 @@ def record(name: str, port: int, run: Any) -> dict[str, Any]:
         packets = packets_of(capture)
     finally:
         capture.close()
-    entry = {"client": name, "reported": reported, "packets": packets}
+    entry = {"client": name, "port": port, "reported": reported, "packets": packets}
     if port == SSH_PORT:
         entry["sshd"] = sshd_lines(before)
     return entry
