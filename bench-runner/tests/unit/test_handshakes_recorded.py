@@ -3,6 +3,7 @@ by captures/record_handshakes.py): OpenSSH's sshd and nginx, with the OpenSSH cl
 paramiko, asyncssh, Python's ssl, httpx and ``openssl s_client``. What ``decode`` reads from
 the recorded bytes is what sshd logged (LogLevel DEBUG1) and what each client reported."""
 
+import ipaddress
 import json
 import re
 from pathlib import Path
@@ -17,7 +18,6 @@ from bench_runner.wire.hello_capture import ConnectionKey, HelloPacket
 RECORDED: dict[str, Any] = json.loads(
     (Path(__file__).parent / "captures" / "handshakes-device.json").read_text()
 )
-DEVICE = bytes([198, 18, 101, 3])
 SSHD_KEX = re.compile(r"kex: (algorithm|host key algorithm): (\S+)")
 SSHD_CIPHER = re.compile(r"kex: (client->server|server->client) cipher: (\S+) MAC: (\S+)")
 
@@ -31,9 +31,10 @@ def entry(client: str) -> dict[str, Any]:
 
 def negotiations(client: str) -> list[Negotiation]:
     recorded = entry(client)
+    device = ipaddress.ip_address(recorded["address"]).packed
     packets = [
         HelloPacket(
-            ConnectionKey(DEVICE, recorded["port"], own_port),
+            ConnectionKey(device, recorded["port"], own_port),
             outgoing,
             seq,
             bytes.fromhex(data),

@@ -69,7 +69,12 @@ def sshd_lines(before: int) -> list[str]:
     with SSHD_LOG.open("rb") as log:
         log.seek(before)
         text = log.read().decode("utf-8", errors="replace")
-    return [match.group(1).removesuffix(" [preauth]") for match in SSHD_KEX_LINE.finditer(text)]
+    # sshd ends each line it writes to its -E file with \r\n, as on a terminal.
+    return [
+        found.group(1).removesuffix(" [preauth]")
+        for line in text.splitlines()
+        if (found := SSHD_KEX_LINE.search(line))
+    ]
 
 
 def record(name: str, port: int, run: Any) -> dict[str, Any]:
@@ -82,7 +87,13 @@ def record(name: str, port: int, run: Any) -> dict[str, Any]:
         packets = packets_of(capture)
     finally:
         capture.close()
-    entry = {"client": name, "port": port, "reported": reported, "packets": packets}
+    entry = {
+        "client": name,
+        "address": capture.address,
+        "port": port,
+        "reported": reported,
+        "packets": packets,
+    }
     if port == SSH_PORT:
         entry["sshd"] = sshd_lines(before)
     return entry
