@@ -78,6 +78,14 @@ def test_an_ssh_connection_missing_a_side_is_incomplete() -> None:
     assert failed.values[Tag.SSH_KEX] == NONE_IN_COMMON
 
 
+def test_a_connection_the_client_never_spoke_on_is_no_handshake() -> None:
+    """The RTT probe connects and closes; sshd's greeting may still arrive."""
+    greeting = packet(40005, False, b"SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u10\r\n")
+    negotiations = decode([greeting, *ssh_connection(40006)])
+    assert [item.connection.own_port for item in negotiations] == [40006]
+    assert summarize_handshakes(negotiations, None, "asyncssh", drops=0).incomplete == {}
+
+
 def test_bytes_that_passed_the_filter_by_chance_are_no_handshake() -> None:
     assert decode([packet(40001, True, bytes.fromhex("9f3e21aa07c4") + bytes(40))]) == []
     # Encrypted bytes that look like a hello, after the connection's own: not read.

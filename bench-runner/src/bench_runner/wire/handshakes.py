@@ -62,7 +62,11 @@ def decode(packets: list[HelloPacket]) -> list[Negotiation]:
     for connection, held in connections.items():
         first = held[0].payload
         if first.startswith(ssh_kex.IDENTIFICATION_PREFIX) or ssh_kex.is_kexinit_packet(first):
-            decoded.append(_ssh(connection, held))
+            # sshd greets every TCP connection, the RTT probe's bare connects too (its
+            # greeting may arrive once the capture is open): one the client never spoke on
+            # negotiated nothing.
+            if any(packet.outgoing for packet in held):
+                decoded.append(_ssh(connection, held))
         elif tls_hello.is_hello_record(first):
             decoded.append(_tls(connection, held))
         # Anything else is encrypted bytes that passed the filter by chance: no handshake.
