@@ -3,8 +3,9 @@
 TLS 1.3 sends the server's choice in EncryptedExtensions, which the packet capture cannot
 read, so it is taken from the library where the library exposes its connection's TLS object
 (``selected_alpn_protocol()`` of Python's ``ssl``): httpx (the response's ``network_stream``),
-requests (urllib3's connection socket) and Python's ssl module. A session that reports it
-has an ``alpn`` log (``AlpnReportingSession``); the runner reads it after the mode.
+requests (each urllib3 connection's socket, as it connects) and Python's ssl module. A
+session that reports it has an ``alpn`` log (``AlpnReportingSession``); the runner reads it
+after the mode.
 """
 
 import weakref

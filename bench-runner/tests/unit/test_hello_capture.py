@@ -160,7 +160,8 @@ def test_paramiko_and_asyncssh_report_what_the_wire_says() -> None:
 
 @pytest.fixture
 def https_server(tmp_path: Path) -> Iterator[int]:
-    """TLS 1.3 with session tickets, ALPN http/1.1, HTTP/1.1: 200 to every GET."""
+    """TLS 1.3 with session tickets, ALPN http/1.1, HTTP/1.1: 200 to every GET, with
+    ``Connection: close`` when the request asks for it, as nginx answers."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -168,6 +169,8 @@ def https_server(tmp_path: Path) -> Iterator[int]:
         def do_GET(self) -> None:  # http.server dispatches on this exact name
             self.send_response(200)
             self.send_header("Content-Length", "3")
+            if self.headers.get("Connection", "").lower() == "close":
+                self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(b"ok\n")
 
