@@ -173,7 +173,11 @@ def handshakes_table(run: RunResult) -> Table:
             str(handshakes.connections),
             exchange,
             cipher,
-            "[yellow]" + ", ".join(handshakes.varied) if handshakes.varied else "-",
+            "; ".join(
+                f"[yellow]{name}[/yellow] {_negotiated(handshakes, name)}"
+                for name in handshakes.varied
+            )
+            or "-",
         )
     return table
 
