@@ -200,7 +200,8 @@ trap 'log "stopping"; stop_children; exit 0' TERM INT
 device serve -api-socket-group www-data &
 pids+=($!)
 while read -r sshd_config; do
-    env -u DEVICE_PASSWORD /usr/sbin/sshd -D -e -f "$sshd_config" &
+    env -u DEVICE_PASSWORD /usr/sbin/sshd -D -e -f "$sshd_config" \
+        ${DEVICE_SSHD_DEBUG_LOG:+-o LogLevel=DEBUG1 -E "$DEVICE_SSHD_DEBUG_LOG"} &
     pids+=($!)
 done <<<"$sshd_configs"
 env -u DEVICE_PASSWORD nginx -c /etc/nginx/nginx.conf &

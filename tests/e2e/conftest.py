@@ -20,6 +20,9 @@ from bench_runner.modes import MODE_NAMES
 from bench_runner.modes.catalog import FLOOR_CLIENTS as CATALOG_FLOOR_CLIENTS
 
 RESULTS_DIR = Path(os.environ.get("RESULTS_DIR", "/results"))
+SSHD_DEBUG_LOG = Path(os.environ.get("DEVICE_SSHD_DEBUG_LOG", "/var/log/sshd-debug/sshd.log"))
+"""The test lab's device writes sshd's LogLevel DEBUG1 log here (compose.test.yaml), a
+volume this container mounts read-only."""
 INFLUX_URL = os.environ["INFLUX_URL"]
 INFLUX_DB = os.environ["INFLUX_DB"]
 INFLUX_AUTH = (os.environ["INFLUX_USERNAME"], os.environ["INFLUX_PASSWORD"])
@@ -44,12 +47,30 @@ class BenchRun:
     exit_code: int
     output: str
     results: dict[str, Any]
+    sshd_log: str | None
+    """What the device's sshd logged while the run ran; None without the log."""
 
     def mode(self, name: str) -> dict[str, Any]:
         return next(m for m in self.results["modes"] if m["mode"] == name)
 
 
-def _run(run_id: str, *options: str) -> subprocess.CompletedProcess[str]:
+@dataclass(frozen=True)
+class Ran:
+    """A finished `bench-runner run` and what sshd logged meanwhile."""
+
+    proc: subprocess.CompletedProcess[str]
+    sshd_log: str | None
+
+
+def _sshd_log_size() -> int | None:
+    try:
+        return SSHD_DEBUG_LOG.stat().st_size
+    except FileNotFoundError:
+        return None
+
+
+def _run(run_id: str, *options: str) -> Ran:
+    before = _sshd_log_size()
     proc = subprocess.run(
         ["bench-runner", "run", "--run-id", run_id, *options],
         capture_output=True,
@@ -58,15 +79,26 @@ def _run(run_id: str, *options: str) -> subprocess.CompletedProcess[str]:
         check=False,
     )
     print(proc.stdout[-4000:], proc.stderr[-4000:], sep="\n")
-    return proc
+    sshd_log = None
+    if before is not None:
+        with SSHD_DEBUG_LOG.open("rb") as log:
+            log.seek(before)
+            sshd_log = log.read().decode("utf-8", errors="replace")
+    return Ran(proc, sshd_log)
 
 
-def _load(run_id: str, proc: subprocess.CompletedProcess[str]) -> BenchRun:
+def _load(run_id: str, ran: Ran) -> BenchRun:
+    proc = ran.proc
     results_file = RESULTS_DIR / run_id / "results.json"
     assert results_file.exists(), f"no results file for {run_id}: {proc.stderr[-2000:]}"
     results = json.loads(results_file.read_text())
     return BenchRun(
-        results["profile"]["name"], run_id, proc.returncode, proc.stdout + proc.stderr, results
+        results["profile"]["name"],
+        run_id,
+        proc.returncode,
+        proc.stdout + proc.stderr,
+        results,
+        ran.sshd_log,
     )
 
 
@@ -83,7 +115,7 @@ def bench(
 ) -> BenchRun:
     """One `bench-runner run` at `profile` (default plan unless `options` say otherwise)."""
     run_id = f"{name}-{profile}-{_stamp()}"
-    proc = _run(
+    ran = _run(
         run_id,
         "--profile",
         profile,
@@ -93,14 +125,14 @@ def bench(
         str(warmup),
         *options,
     )
-    return _load(run_id, proc)
+    return _load(run_id, ran)
 
 
 def sweep(profiles: tuple[str, ...], *options: str, name: str) -> dict[str, BenchRun]:
     """One `bench-runner run` over several profiles: a sweep, its runs `<sweep>-<profile>`."""
     sweep_id = f"{name}-{_stamp()}"
-    proc = _run(sweep_id, "--profile", ",".join(profiles), *options)
-    return {profile: _load(f"{sweep_id}-{profile}", proc) for profile in profiles}
+    ran = _run(sweep_id, "--profile", ",".join(profiles), *options)
+    return {profile: _load(f"{sweep_id}-{profile}", ran) for profile in profiles}
 
 
 def plan(name: str) -> BenchRun:

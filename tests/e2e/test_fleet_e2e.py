@@ -43,7 +43,7 @@ def test_a_run_over_the_fleet_verifies_each_device() -> None:
         run_id,
         *("--targets", str(inventory_file), "--profile", "regional", "--no-sinks"),
         *("--modes", "https/keep-alive,ssh/reuse-conn", "--iterations", "3", "--warmup", "1"),
-    )
+    ).proc
     assert proc.returncode == 0
     for target in inventory["targets"]:
         results: dict[str, Any] = json.loads(
@@ -69,7 +69,7 @@ def test_the_fleet_mode_reaches_every_device_it_is_given() -> None:
         *("--profile", "regional", "--no-sinks", "--modes", "ssh/fleet-show-version"),
         *("--clients", "asyncssh,paramiko", "--fleet-hosts", f"1,{FLEET_SIZE}"),
         *("--fleet-repeats", "2", "--iterations", "2", "--warmup", "0"),
-    )
+    ).proc
     assert proc.returncode == 0
     results: dict[str, Any] = json.loads((RESULTS_DIR / run_id / "results.json").read_text())
     cases = {

@@ -10,11 +10,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from bench_runner.influx_schema import Tag
 from bench_runner.modes import Mode
 from bench_runner.netem import NetemProfile
 from bench_runner.report import RunFigures
 from bench_runner.results import ModeResult, RunResult
 from bench_runner.sinks.delivery import Delivery
+from bench_runner.wire.handshake_model import Handshakes
 
 # Redirected output (CI logs, `docker compose run -T`) would be cut at 80 columns, which
 # truncates the summary table; a terminal or $COLUMNS still decides otherwise.
@@ -145,6 +147,50 @@ def time_split_table(run: RunResult) -> Table:
             f"{split.stalls / iterations:.1f}",
         )
     return table
+
+
+def handshakes_table(run: RunResult) -> Table:
+    """What each mode's connections negotiated, read from their handshakes: a parameter
+    its connections differed on shows every value with its connections, and is named."""
+    table = Table(title="what the connections negotiated (from their handshakes)")
+    for header in ("mode", "client", "conns", "key exchange", "cipher", "differed"):
+        table.add_column(header, justify="right" if header == "conns" else "left")
+    for mode in run.modes:
+        handshakes = mode.handshakes
+        if handshakes is None or not handshakes.available:
+            continue
+        if Tag.SSH_KEX in handshakes.parameters:
+            exchange = _negotiated(handshakes, Tag.SSH_KEX)
+            cipher = _negotiated(handshakes, Tag.SSH_CIPHER_CS)
+        else:
+            exchange = " ".join(
+                (_negotiated(handshakes, Tag.TLS_VERSION), _negotiated(handshakes, Tag.TLS_GROUP))
+            )
+            cipher = _negotiated(handshakes, Tag.TLS_CIPHER)
+        table.add_row(
+            " ".join([mode.mode, *(f"{k}={v}" for k, v in mode.parameter_tags().items())]),
+            mode.client,
+            str(handshakes.connections),
+            exchange,
+            cipher,
+            "; ".join(
+                f"[yellow]{name}[/yellow] {_negotiated(handshakes, name)}"
+                for name in handshakes.varied
+            )
+            or "-",
+        )
+    return table
+
+
+def _negotiated(handshakes: Handshakes, parameter: str) -> str:
+    """The parameter's value, or each of its values with the connections that
+    negotiated it; ``-`` when no connection was read whole."""
+    found = handshakes.parameters.get(parameter)
+    if found is None or not found.values:
+        return "-"
+    if len(found.values) == 1:
+        return next(iter(found.values))
+    return " | ".join(f"{value} ({count})" for value, count in sorted(found.values.items()))
 
 
 def _wire_round_trips(mode: ModeResult) -> str:
@@ -323,6 +369,8 @@ class ConsolePresenter:
         console.print(summary_table(result))
         if any(mode.time_split is not None for mode in result.modes):
             console.print(time_split_table(result))
+        if any(mode.handshakes is not None and mode.handshakes.available for mode in result.modes):
+            console.print(handshakes_table(result))
         print_not_applicable(result)
         print_failures(result)
         console.print(verdicts)

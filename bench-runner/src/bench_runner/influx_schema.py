@@ -33,8 +33,10 @@ class Measurement:
 class Tag:
     """Tag keys. Every point of the runner's: ``RUN_TAGS``; ``run`` adds ``PLAN``; a series'
     points (iteration, mode_summary, verdict) add ``SERIES_TAGS`` and the mode's parameters
-    (``PARAMETER_TAGS``, those it has). A load run's points: ``LOAD_RUN_TAGS``; ``load`` adds
-    ``TRANSPORT``, ``MODE`` and ``CLIENT``, ``load_step`` ``TRANSPORT`` and ``STEP``."""
+    (``PARAMETER_TAGS``, those it has); ``mode_summary`` adds what its connections negotiated
+    (``HANDSHAKE_TAGS``, those of its protocol). A load run's points: ``LOAD_RUN_TAGS``;
+    ``load`` adds ``TRANSPORT``, ``MODE`` and ``CLIENT``, ``load_step`` ``TRANSPORT`` and
+    ``STEP``."""
 
     RUN_ID = "run_id"
     SWEEP = "sweep"
@@ -55,6 +57,28 @@ class Tag:
     KIND = "kind"
     DEVICES = "devices"
     STEP = "step"
+    SSH_KEX = "ssh_kex"
+    """The SSH key exchange algorithm."""
+    SSH_HOST_KEY = "ssh_host_key"
+    """The server's host key (signature) algorithm."""
+    SSH_CIPHER_CS = "ssh_cipher_cs"
+    """The cipher from the client to the server; ``_SC`` the other way."""
+    SSH_CIPHER_SC = "ssh_cipher_sc"
+    SSH_MAC_CS = "ssh_mac_cs"
+    """The MAC from the client to the server, ``<implicit>`` with an AEAD cipher."""
+    SSH_MAC_SC = "ssh_mac_sc"
+    TLS_VERSION = "tls_version"
+    """``TLSv1.3``, ``TLSv1.2``."""
+    TLS_CIPHER = "tls_cipher"
+    """The cipher suite, by its IANA name."""
+    TLS_GROUP = "tls_group"
+    """The key-share group (IANA name: ``x25519``, ``X25519MLKEM768``, ``secp256r1``)."""
+    TLS_ALPN = "tls_alpn"
+    """The application protocol the server selected, as the client library reports it."""
+    TLS_RESUMED = "tls_resumed"
+    """``true`` for a resumed session (a pre-shared key accepted), else ``false``."""
+    TLS_HELLO_RETRY = "tls_hello_retry"
+    """``true`` when the server asked for another key share (HelloRetryRequest)."""
 
 
 RUN_TAGS = (Tag.RUN_ID, Tag.SWEEP, Tag.PROFILE, Tag.ENGINE)
@@ -62,6 +86,28 @@ SERIES_TAGS = (Tag.MODE, Tag.TRANSPORT, Tag.CLIENT, Tag.CLIENT_VERSION, Tag.SERI
 PARAMETER_TAGS = (Tag.FRAMING, Tag.REPLY_BYTES, Tag.BULK_SIZE, Tag.HOSTS, Tag.REPEATS)
 """The modes' ``parameters``, each a tag of its own name."""
 LOAD_RUN_TAGS = (Tag.RUN_ID, Tag.KIND, Tag.PROFILE, Tag.DEVICES)
+SSH_HANDSHAKE_TAGS = (
+    Tag.SSH_KEX,
+    Tag.SSH_HOST_KEY,
+    Tag.SSH_CIPHER_CS,
+    Tag.SSH_CIPHER_SC,
+    Tag.SSH_MAC_CS,
+    Tag.SSH_MAC_SC,
+)
+TLS_HANDSHAKE_TAGS = (
+    Tag.TLS_VERSION,
+    Tag.TLS_CIPHER,
+    Tag.TLS_GROUP,
+    Tag.TLS_ALPN,
+    Tag.TLS_RESUMED,
+    Tag.TLS_HELLO_RETRY,
+)
+HANDSHAKE_TAGS = SSH_HANDSHAKE_TAGS + TLS_HANDSHAKE_TAGS
+"""What the connections of a ``mode_summary`` point's mode negotiated (SCHEMA.md,
+``modes[].handshakes``): the value, or the values joined by ``HANDSHAKE_VALUE_SEPARATOR``
+(sorted) when its connections negotiated different ones; absent for the protocol the mode
+does not speak. A handful of values each: a tag, which panels group and label by."""
+HANDSHAKE_VALUE_SEPARATOR = "|"
 
 
 class RunField:
@@ -121,6 +167,9 @@ class SummaryField:
     DEVICE_CPU_S = "device_cpu_s"
     DEVICE_MEMORY_PEAK_BYTES = "device_memory_peak_bytes"
     TIME_STALLS = "time_stalls"
+    HANDSHAKES = "handshakes"
+    """Connections whose handshake the capture read whole (``HANDSHAKE_TAGS`` say what
+    they negotiated)."""
 
 
 class VerdictField:

@@ -11,8 +11,8 @@ from typing import Any
 
 from bench_runner import phases
 from bench_runner.results import ModeResult, ModeRun, RunResult
+from bench_runner.wire import handshake_model, timeline
 from bench_runner.wire import model as wire_model
-from bench_runner.wire import timeline
 
 PARAMETER_COLUMNS = ("framing", "reply_bytes", "bulk_size", "hosts", "repeats")
 """Mode parameters (``modes[].parameters``) as the last CSV columns, empty where unset."""
@@ -79,6 +79,7 @@ MODE_COLUMNS = (
     "rtt_model_p50_ms",
     *timeline.SUMMARY_COLUMNS,
     "excluded",
+    *handshake_model.COLUMNS,
 )
 
 
@@ -183,6 +184,7 @@ def mode_rows(run: RunResult) -> list[dict[str, Any]]:
                 "rtt_model_p50_ms": model.predicted_p50_ms if model else None,
                 **timeline.summary_fields(mode.time_split),
                 "excluded": stats.excluded,
+                **handshake_model.csv_fields(mode.handshakes),
             }
         )
     return rows

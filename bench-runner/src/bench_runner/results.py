@@ -1,4 +1,4 @@
-"""The results document (schema_version 3, documented field by field in SCHEMA.md) and
+"""The results document (schema_version 4, documented field by field in SCHEMA.md) and
 the measured iterations behind it (iterations.csv and InfluxDB's ``iteration`` points)."""
 
 import os
@@ -18,10 +18,11 @@ from bench_runner.rtt_model import RttModel, predict
 from bench_runner.rtt_probe import RttCheck, RttProbe
 from bench_runner.stats import Stats
 from bench_runner.verdicts.model import Verdict
+from bench_runner.wire.handshake_model import Handshakes
 from bench_runner.wire.model import WireCounts, WireIteration
 from bench_runner.wire.timeline import TimeSplit, TimeSplits
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 class LabInfo(BaseModel):
@@ -116,6 +117,10 @@ class ModeResult(BaseModel):
     verdict: Verdict | None = None
     """Tonight against the earlier nights of the same series (verdicts/); null when the
     mode was not published or has no samples."""
+    handshakes: Handshakes | None = None
+    """What the mode's connections negotiated (SSH algorithms, TLS version, cipher, group,
+    ALPN, resumption), from the wire and, for ALPN, the client library; null when the mode
+    was not measured (and in results written before schema version 4)."""
 
     def parameter_tags(self) -> dict[str, str]:
         """``parameters`` as text, for InfluxDB tags and Prometheus labels: the series of

@@ -5,6 +5,7 @@ makes the mode not ok; nothing is retried."""
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -12,6 +13,7 @@ from datetime import UTC, datetime
 import asyncssh
 import httpx
 
+from bench_runner.alpn import AlpnReportingSession
 from bench_runner.modes import Mode, Session, Target
 from bench_runner.modes.base import SelfTimedSession
 from bench_runner.phases import PhasedSession, summarize_phases
@@ -24,6 +26,8 @@ from bench_runner.rtt_probe import RttCheck, RttProbe, check_rtt, probe_rtt
 from bench_runner.stats import percentile, summarize
 from bench_runner.validation import IterationError, validate_output
 from bench_runner.wire.capture import Segment, WireCapture, open_capture
+from bench_runner.wire.handshake_model import Handshakes, summarize_handshakes, unavailable
+from bench_runner.wire.handshakes import decode
 from bench_runner.wire.model import WireCounts, summarize_wire
 from bench_runner.wire.timeline import Span, summarize_splits
 
@@ -158,13 +162,15 @@ async def verify_rtt(
 @dataclass(frozen=True)
 class Measurement:
     """What measuring a mode produced: its records (with their wire counts and time split),
-    every failure, the resources used and the mode's wire counts."""
+    every failure, the resources used, the mode's wire counts and its connections'
+    handshakes."""
 
     records: list[IterationRecord]
     error_messages: list[str]
     resources: ResourceUsage | None
     """None when the session failed before the measured iterations ended."""
     wire: WireCounts
+    handshakes: Handshakes
 
 
 async def measure(
@@ -189,8 +195,12 @@ async def measure(
         )
     )
     wire_segments: list[int] = []  # per record: its segment of the capture
+    alpn: Counter[str | None] | None = None  # the library's, if it reports them
+    handshakes = unavailable(wire_reason)
     try:
         async with mode.session(target) as session:
+            if isinstance(session, AlpnReportingSession):
+                alpn = session.alpn.selected
             for warmup_index in range(1, plan.warmup + 1):
                 _, error = await run_iteration(session, plan.commands, plan.iteration_timeout_s)
                 if error is not None:
@@ -244,9 +254,12 @@ async def measure(
                     with_wire(record, segments[index])
                     for record, index in zip(records, wire_segments, strict=True)
                 ]
+            handshakes = await asyncio.to_thread(read_handshakes, capture, alpn, mode.client)
             await asyncio.to_thread(capture.close)
     succeeded = [record for record in records if record.ok]
-    return Measurement(records, errors, resources, wire_counts(capture, wire_reason, succeeded))
+    return Measurement(
+        records, errors, resources, wire_counts(capture, wire_reason, succeeded), handshakes
+    )
 
 
 # --- assemble -------------------------------------------------------------------------------
@@ -309,6 +322,7 @@ def assemble(
         if counted
         else None,
         wire=measurement.wire if measurement is not None else None,
+        handshakes=measurement.handshakes if measurement is not None else None,
         phases=summarize_phases([record.phases or {} for record in succeeded]),
         time_split=summarize_splits(gate.verified_rtt_ms, splits)
         if gate.verified_rtt_ms is not None
@@ -434,3 +448,14 @@ def wire_counts(
         p50=summarize_wire(counted),
         capture_drops=capture.drops,
     )
+
+
+def read_handshakes(
+    capture: WireCapture, alpn: Counter[str | None] | None, client: str
+) -> Handshakes:
+    """What every connection of the mode negotiated, from the capture's hello packets and
+    the ALPN protocols the client library reported (None: it reports none)."""
+    packets, drops = capture.hellos()
+    if packets is None:
+        return unavailable(capture.hello_error or capture.error)
+    return summarize_handshakes(decode(packets), alpn, client, drops)

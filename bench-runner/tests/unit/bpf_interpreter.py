@@ -48,6 +48,19 @@ def run(program: list[tuple[int, int, int, int]], packet: Packet) -> int:
                 x = (byte & 0x0F) * 4
             else:
                 x = k
+        elif klass == bpf.BPF_ALU:
+            operand = x if code & bpf.BPF_X else k
+            operation = code & 0xF0
+            if operation == bpf.BPF_ADD:
+                a = (a + operand) & 0xFFFFFFFF
+            elif operation == bpf.BPF_AND:
+                a &= operand
+            elif operation == bpf.BPF_RSH:
+                a >>= operand
+            else:
+                raise AssertionError(f"ALU operation {operation:#x} not interpreted")
+        elif klass == bpf.BPF_MISC and code & 0xF8 == bpf.BPF_TAX:
+            x = a
         elif klass == bpf.BPF_JMP:
             op = code & 0xF0
             taken = a == k if op == bpf.BPF_JEQ else bool(a & k)

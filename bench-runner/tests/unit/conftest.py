@@ -21,6 +21,7 @@ from bench_runner.results import (
 )
 from bench_runner.rtt_probe import RttProbe
 from bench_runner.stats import summarize
+from handshake_samples import ssh_handshakes, tls_handshakes
 
 TARGET = Target(host="device", ssh_port=22, https_port=443, username="u", password="p")
 
@@ -92,9 +93,17 @@ def sample_run() -> tuple[RunResult, list[ModeRun]]:
         readback=None,
     )
     mode_runs = []
-    for mode, records in (
-        (MODES_BY_NAME["https/keep-alive"], [(1, 31.5, None), (2, 32.5, None)]),
-        (MODES_BY_NAME["ssh/reuse-conn"], [(1, 61.0, None), (2, 90.0, "show clock: % Invalid x")]),
+    for mode, records, handshakes in (
+        (
+            MODES_BY_NAME["https/keep-alive"],
+            [(1, 31.5, None), (2, 32.5, None)],
+            tls_handshakes({"false": 1}),
+        ),
+        (
+            MODES_BY_NAME["ssh/reuse-conn"],
+            [(1, 61.0, None), (2, 90.0, "show clock: % Invalid x")],
+            ssh_handshakes({"curve25519-sha256": 1, "sntrup761x25519-sha512@openssh.com": 1}),
+        ),
     ):
         iteration_records = [
             IterationRecord(index, started + timedelta(seconds=index), wall_ms, error)
@@ -120,6 +129,7 @@ def sample_run() -> tuple[RunResult, list[ModeRun]]:
             stats=summarize(samples, len(errors)),
             samples_ms=samples,
             error_messages=errors,
+            handshakes=handshakes,
         )
         mode_runs.append(ModeRun(result, iteration_records))
     run = RunResult(

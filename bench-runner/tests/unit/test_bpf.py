@@ -101,3 +101,70 @@ def test_describe_uses_tcpdump_syntax() -> None:
 def test_sock_fprog_layout() -> None:
     # struct sock_fprog on 64-bit Linux: unsigned short len, padding, pointer.
     assert struct.calcsize("HL") == 16
+
+
+KEXINIT_START = bytes.fromhex("000005dc") + bytes([7, 20]) + bytes(16)
+"""An SSH binary packet's header (1500 bytes, 7 of padding), KEXINIT and its cookie."""
+CLIENT_HELLO_START = bytes.fromhex("1603010200") + bytes([1, 0, 1, 0xFC])
+SERVER_HELLO_START = bytes.fromhex("160303007a") + bytes([2, 0, 0, 0x76])
+TCP_TIMESTAMPS = bytes([1, 1, 8, 10]) + bytes(8)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u7\r\n",
+        b"SSH-2.0-paramiko_5.1.0\r\n" + KEXINIT_START,
+        KEXINIT_START,
+        CLIENT_HELLO_START,
+        SERVER_HELLO_START,
+    ],
+    ids=["identification", "identification-and-kexinit", "kexinit", "clienthello", "serverhello"],
+)
+def test_hello_filter_keeps_the_packets_that_start_a_handshake(payload: bytes) -> None:
+    program = bpf.hello_filter(TARGET, (22, 443))
+    outgoing = ETHERNET + ipv4_tcp(RUNNER, TARGET, 40000, 443, payload=payload)
+    incoming = ETHERNET + ipv4_tcp(
+        TARGET, RUNNER, 22, 40000, payload=payload, options=b"\x01" * 4, tcp_options=TCP_TIMESTAMPS
+    )
+    assert run(program, Packet(outgoing)) == bpf.HELLO_SNAPLEN
+    assert run(program, Packet(incoming)) == bpf.HELLO_SNAPLEN
+    v6 = bpf.hello_filter("2001:db8::3", (22,))
+    frame = (
+        ETHERNET[:12]
+        + b"\x86\xdd"
+        + ipv6_tcp("2001:db8::9", "2001:db8::3", 40000, 22, payload=payload)
+    )
+    assert run(v6, Packet(frame, protocol=bpf.ETH_P_IPV6)) == bpf.HELLO_SNAPLEN
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"",  # a pure ACK: loading its payload ends the program
+        b"SSH",  # shorter than the four bytes loaded
+        bytes.fromhex("0000001c") + bytes([6, 21]),  # NEWKEYS
+        bytes.fromhex("00000020") + bytes([4, 94]),  # an unencrypted channel message
+        bytes.fromhex("1703030040") + bytes(8),  # TLS application data
+        bytes.fromhex("1603030800") + bytes([11, 0, 7, 0xFC]),  # a Certificate record
+        bytes.fromhex("9f3e21aa07c4") + bytes(40),  # encrypted bytes
+    ],
+    ids=["ack", "short", "newkeys", "ssh-channel", "tls-data", "certificate", "encrypted"],
+)
+def test_hello_filter_drops_every_other_payload(payload: bytes) -> None:
+    program = bpf.hello_filter(TARGET, (22,))
+    frame = ETHERNET + ipv4_tcp(RUNNER, TARGET, 40000, 22, payload=payload)
+    assert not accepts(program, Packet(frame))
+
+
+def test_hello_filter_keeps_only_the_modes_connections() -> None:
+    program = bpf.hello_filter(TARGET, (22,))
+    for frame in (
+        ETHERNET + ipv4_tcp(RUNNER, OTHER, 40000, 22, payload=KEXINIT_START),
+        ETHERNET + ipv4_tcp(RUNNER, TARGET, 40000, 830, payload=KEXINIT_START),
+    ):
+        assert not accepts(program, Packet(frame))
+    loopback = bpf.hello_filter("127.0.0.1", (22,), skip_outgoing=True)
+    frame = ETHERNET + ipv4_tcp("127.0.0.1", "127.0.0.1", 40000, 22, payload=KEXINIT_START)
+    assert accepts(loopback, Packet(frame))
+    assert not accepts(loopback, Packet(frame, pkttype=bpf.PACKET_OUTGOING))

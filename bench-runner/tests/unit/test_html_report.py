@@ -18,6 +18,7 @@ from bench_runner.html_report import build_comparison, build_report
 from bench_runner.html_report.build import PNG_SCALE, format_number
 from bench_runner.html_report.compare import change, median_difference_ci
 from bench_runner.html_report.runs import find_run, sweep_runs, trend_runs
+from handshake_samples import ssh_handshakes, tls_handshakes
 from pngcheck import assert_drawn
 
 START = datetime(2026, 11, 20, 2, 0, tzinfo=UTC)
@@ -125,6 +126,29 @@ def test_single_run_report(tmp_path: Path) -> None:
     latency = (files.directory / "charts" / "latency.svg").read_text()
     for context in ("profile regional", "2026-11-20", "lab abc123def456", "paramiko 1.0"):
         assert context in latency, context
+
+
+def test_the_mode_table_says_what_the_connections_negotiated(tmp_path: Path) -> None:
+    modes = floor_modes()
+    modes[0]["handshakes"] = ssh_handshakes({"curve25519-sha256": 4}).model_dump()
+    modes[1]["handshakes"] = ssh_handshakes(
+        {"curve25519-sha256": 3, "sntrup761x25519-sha512@openssh.com": 1}
+    ).model_dump()
+    modes[2]["handshakes"] = tls_handshakes({"false": 1, "true": 4}).model_dump()
+    modes.append(mode_doc("https/batch-post", "httpx", [10, 11, 12]))  # written before v4
+    run_doc(tmp_path, "hs", "local", 0.0, modes)
+    html = build_report(tmp_path, [find_run(tmp_path, "hs")]).html.read_text()
+    assert "kex curve25519-sha256, host key ssh-ed25519" in html
+    assert "cipher aes128-ctr, MAC hmac-sha2-256" in html
+    assert "kex curve25519-sha256 (3) | sntrup761x25519-sha512@openssh.com (1), host key" in html
+    assert "TLSv1.3 TLS_AES_256_GCM_SHA384, group x25519" in html
+    assert "ALPN http/1.1, resumed false (1) | true (4), HelloRetryRequest false" in html
+    assert "differed between them: tls_resumed" in html
+    assert 'data-path="handshakes.connections" data-value="5">5</span> connections' in html
+    assert (
+        "SSH curve25519-sha256 (asyncssh, paramiko); "
+        "SSH sntrup761x25519-sha512@openssh.com (paramiko); TLS x25519 (httpx)"
+    ) in html
 
 
 def test_sweep_trends_load_and_verdicts(tmp_path: Path) -> None:

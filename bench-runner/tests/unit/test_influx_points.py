@@ -9,6 +9,9 @@ from pathlib import Path
 
 from bench_runner import influx_schema
 from bench_runner.influx_schema import (
+    HANDSHAKE_TAGS,
+    SSH_HANDSHAKE_TAGS,
+    TLS_HANDSHAKE_TAGS,
     Measurement,
     field_names,
     phase_p50_field,
@@ -71,7 +74,33 @@ def test_series_tags_name_mode_client_version_and_parameters(
     assert summary.fields["expected_round_trips"] == netconf.expected_round_trips
     assert "client_version" not in summary.fields
     iteration = next(p for p in points if p.measurement == "iteration")
-    assert iteration.tags == summary.tags
+    # What the connections negotiated tags the summary only: iterations keep the series'.
+    assert iteration.tags == {
+        key: value for key, value in summary.tags.items() if key not in HANDSHAKE_TAGS
+    }
+
+
+def test_mode_summaries_carry_what_their_connections_negotiated(
+    sample_run: tuple[RunResult, list[ModeRun]],
+) -> None:
+    run, mode_runs = sample_run
+    https, ssh = [p for p in run_points(run, mode_runs) if p.measurement == "mode_summary"]
+    assert {key: https.tags[key] for key in TLS_HANDSHAKE_TAGS} == {
+        "tls_version": "TLSv1.3",
+        "tls_cipher": "TLS_AES_256_GCM_SHA384",
+        "tls_group": "x25519",
+        "tls_alpn": "http/1.1",
+        "tls_resumed": "false",
+        "tls_hello_retry": "false",
+    }
+    assert not set(https.tags) & set(SSH_HANDSHAKE_TAGS)
+    # Two connections, two key exchanges: the tag names both, sorted.
+    assert ssh.tags["ssh_kex"] == "curve25519-sha256|sntrup761x25519-sha512@openssh.com"
+    assert ssh.tags["ssh_mac_sc"] == "hmac-sha2-256"
+    assert (https.fields["handshakes"], ssh.fields["handshakes"]) == (1, 2)
+    line = format_points([ssh])
+    assert ",ssh_host_key=ssh-ed25519," in line
+    assert "ssh_client_id" not in line  # recorded in results.json, not a tag
 
 
 def test_long_client_versions_are_shortened_in_the_series_name(

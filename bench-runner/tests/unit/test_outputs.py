@@ -28,6 +28,15 @@ def test_csv_and_manifest(tmp_path: Path, sample_run: tuple[RunResult, list[Mode
         modes = list(csv.DictReader(handle))
     assert [m["mode"] for m in modes] == ["https/keep-alive", "ssh/reuse-conn"]
     assert float(modes[0]["p50_ms"]) == 32.0
+    https, ssh = modes
+    assert (https["tls_group"], https["tls_alpn"], https["ssh_kex"]) == ("x25519", "http/1.1", "")
+    assert ssh["ssh_kex"] == "curve25519-sha256|sntrup761x25519-sha512@openssh.com"
+    assert ssh["ssh_client_id"] == "SSH-2.0-paramiko_5.1.0"
+    assert (ssh["handshakes"], ssh["handshakes_incomplete"], ssh["handshakes_varied"]) == (
+        "2",
+        "0",
+        "ssh_kex",
+    )
     manifest = json.loads((tmp_path / run.run_id / "manifest.json").read_text())
     assert manifest["lab"]["commit"] == "deadbeef"
     assert manifest["lab"]["engine"] == "27.3.1"

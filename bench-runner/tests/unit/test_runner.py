@@ -22,6 +22,7 @@ from bench_runner.runner import (
     wire_counts,
 )
 from bench_runner.validation import IterationError
+from bench_runner.wire.handshake_model import unavailable
 
 COMMANDS = ("show version", "show clock")
 
@@ -120,6 +121,7 @@ def test_rtt_gate_refuses_a_mode_and_marks_it_unpublished(
     assert result.stats.n == 0
     assert result.error_messages[0].startswith("rtt gate: verified RTT")
     assert result.resources is None
+    assert result.handshakes is None  # not measured: no connection to speak of
 
 
 def test_wire_counts_without_a_capture_are_null_with_the_reason() -> None:
@@ -142,9 +144,12 @@ def test_a_mode_is_assembled_from_its_valid_samples_only() -> None:
     ]
     gate = RttVerification(30.2, None, check_rtt(30.0, 30.2), None)
     failures = ["iteration 2: show clock: % Invalid input"]
-    measurement = Measurement(records, failures, None, wire_counts(None, "no capture", []))
+    measurement = Measurement(
+        records, failures, None, wire_counts(None, "no capture", []), unavailable("no capture")
+    )
     plan = RunPlan(COMMANDS, iterations=4, warmup=1, iteration_timeout_s=5.0)
     result = assemble(REUSE, plan, 30.0, gate, measurement, started, started)
+    assert result.handshakes == unavailable("no capture")
     assert result.samples_ms == [30.0, 34.0]
     assert (result.stats.n, result.stats.errors, result.stats.excluded) == (2, 1, 1)
     assert result.stats.p50_ms == 32.0

@@ -156,7 +156,15 @@ def test_older_schema_versions_read_typed(tmp_path: Path, sample_run: Sample) ->
     for name in ("sweep", "plan", "not_applicable", "baseline"):
         del document[name]
     for mode in document["modes"]:
-        for name in ("verdict", "time_split", "rtt_model", "p50_vs_floor", "series", "rtt_check"):
+        for name in (
+            "verdict",
+            "time_split",
+            "rtt_model",
+            "p50_vs_floor",
+            "series",
+            "rtt_check",
+            "handshakes",
+        ):
             del mode[name]
         del mode["stats"]["excluded"]
     write_document(tmp_path, "v1", document)
@@ -164,6 +172,28 @@ def test_older_schema_versions_read_typed(tmp_path: Path, sample_run: Sample) ->
     assert (run.schema_version, run.sweep, run.plan) == (1, None, None)
     assert [mode.stats.excluded for mode in run.modes] == [0, 0]
     assert run.modes[0].series == sample_run[0].modes[0].series
+
+
+def test_version_3_reads_without_handshakes_and_version_4_with_them(
+    tmp_path: Path, sample_run: Sample
+) -> None:
+    document = json.loads(sample_run[0].model_dump_json())
+    assert document["schema_version"] == 4
+    write_document(tmp_path, "v4", {**document, "run_id": "v4"})
+    for mode in document["modes"]:
+        del mode["handshakes"]
+    write_document(tmp_path, "v3", {**document, "run_id": "v3", "schema_version": 3})
+    older, newer = store.find_run(tmp_path, "v3").result(), store.find_run(tmp_path, "v4").result()
+    assert [mode.handshakes for mode in older.modes] == [None, None]
+    assert [mode.handshakes for mode in newer.modes] == [
+        mode.handshakes for mode in sample_run[0].modes
+    ]
+    kex = newer.modes[1].handshakes
+    assert kex is not None
+    assert kex.parameters["ssh_kex"].values == {
+        "curve25519-sha256": 1,
+        "sntrup761x25519-sha512@openssh.com": 1,
+    }
 
 
 def test_result_is_the_runners_document_only(tmp_path: Path, sample_run: Sample) -> None:

@@ -7,9 +7,15 @@ ETHERNET = bytes(12) + b"\x08\x00"
 """A 14-byte Ethernet header (addresses zero), as an AF_PACKET SOCK_RAW socket sees it."""
 
 
-def tcp_header(source_port: int, destination_port: int, flags: int = 0x18) -> bytes:
-    return struct.pack(
-        "!HHIIBBHHH", source_port, destination_port, 1, 1, 5 << 4, flags, 65535, 0, 0
+def tcp_header(
+    source_port: int, destination_port: int, flags: int = 0x18, options: bytes = b""
+) -> bytes:
+    words = 5 + len(options) // 4
+    return (
+        struct.pack(
+            "!HHIIBBHHH", source_port, destination_port, 1, 1, words << 4, flags, 65535, 0, 0
+        )
+        + options
     )
 
 
@@ -24,8 +30,9 @@ def ipv4_tcp(
     fragment_offset: int = 0,
     options: bytes = b"",
     flags: int = 0x18,
+    tcp_options: bytes = b"",
 ) -> bytes:
-    tcp = tcp_header(source_port, destination_port, flags) + payload
+    tcp = tcp_header(source_port, destination_port, flags, tcp_options) + payload
     header_words = 5 + len(options) // 4
     header = struct.pack(
         "!BBHHHBBH4s4s",

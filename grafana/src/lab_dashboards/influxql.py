@@ -38,6 +38,11 @@ def equals(tag: str, value: str) -> str:
     return f"{quoted(tag)} = '{escaped}'"
 
 
+def present(tag: str) -> str:
+    """The point carries ``tag`` (InfluxDB has no empty tag value: an absent one is '')."""
+    return f"{quoted(tag)} != ''"
+
+
 def one_of(tag: str, values: tuple[str, ...]) -> str:
     """``tag`` is one of fixed ``values`` (escaped for the regex literal)."""
     escaped = "|".join(value.replace("/", "\\/").replace(".", "\\.") for value in values)

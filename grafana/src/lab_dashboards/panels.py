@@ -4,7 +4,14 @@ always one measured series and its label says which."""
 
 from collections.abc import Mapping
 
-from bench_runner.influx_schema import Measurement, Tag, time_p50_field
+from bench_runner.influx_schema import (
+    SSH_HANDSHAKE_TAGS,
+    TLS_HANDSHAKE_TAGS,
+    Measurement,
+    SummaryField,
+    Tag,
+    time_p50_field,
+)
 from bench_runner.wire.timeline import PARTS as TIME_PARTS
 from grafana_foundation_sdk.builders import barchart, bargauge, table, timeseries, xychart
 from grafana_foundation_sdk.builders.common import ReduceDataOptions, VizLegendOptions
@@ -25,7 +32,7 @@ from grafana_foundation_sdk.models.dashboard import (
 from grafana_foundation_sdk.models.xychart import SeriesMapping, XYShowMode
 
 from lab_dashboards.datasources import INFLUXDB, PROMETHEUS
-from lab_dashboards.influxql import Column, InfluxQuery, Select, last
+from lab_dashboards.influxql import Column, InfluxQuery, Select, last, present
 
 FULL, HALF, THIRD = 24, 12, 8
 TIMES = "\u00d7"
@@ -180,6 +187,45 @@ def xy_points(
             f"^{name}.*", [DynamicConfigValue(id_val="custom.show", value=XYShowMode.LINES.value)]
         )
     return panel
+
+
+KEY_EXCHANGE_ALIAS = f"$tag_{Tag.SERIES} · $tag_{Tag.SSH_KEX}$tag_{Tag.TLS_GROUP}"
+"""A line's legend: its series and the key exchange its connections negotiated (the SSH
+kex or the TLS group: a series has one of the two), the same series in two lines when a
+night negotiated another (a new device image, a client upgrade)."""
+KEY_EXCHANGE_TAGS = (Tag.SERIES, Tag.SSH_KEX, Tag.TLS_GROUP)
+
+
+def handshake_tables(where: tuple[str, ...], *, height: int = 10) -> list[table.Panel]:
+    """What each series' connections negotiated: one table for the SSH series (and
+    tunnels), one for the TLS ones; several values of a parameter are joined by ``|``."""
+    columns = (
+        last(SummaryField.HANDSHAKES, "connections"),
+        last(SummaryField.N, "iterations"),
+    )
+    ssh = series_table(
+        "What did each SSH connection negotiate?",
+        "Read from the handshake on the wire (RFC 4253 section 7.1, from the two KEXINITs), "
+        "for every client: key exchange, host key, cipher and MAC each way (`<implicit>` "
+        "for an AEAD cipher). Values joined by `|`: the series' connections differed.",
+        columns,
+        (*where, present(Tag.SSH_KEX)),
+        {},
+        group_by=(Tag.SERIES, *SSH_HANDSHAKE_TAGS),
+        height=height,
+    )
+    tls = series_table(
+        "What did each TLS connection negotiate?",
+        "Version, cipher suite, key-share group, resumption and HelloRetryRequest from the "
+        "ServerHello on the wire; the ALPN protocol from the client library (encrypted in "
+        "TLS 1.3), `not offered` or `not exposed by <client>` where it cannot say.",
+        columns,
+        (*where, present(Tag.TLS_VERSION)),
+        {},
+        group_by=(Tag.SERIES, *TLS_HANDSHAKE_TAGS),
+        height=height,
+    )
+    return [ssh, tls]
 
 
 def influx_timeseries(

@@ -1,4 +1,4 @@
-from lab_dashboards.influxql import Column, Select, last, matches, one_of, quoted
+from lab_dashboards.influxql import Column, Select, last, matches, one_of, present, quoted
 
 
 def test_select_text() -> None:
@@ -22,3 +22,8 @@ def test_fixed_values_are_escaped_for_the_regex_literal() -> None:
 
 def test_identifiers_are_quoted() -> None:
     assert quoted('a"b') == '"a\\"b"'
+
+
+def test_a_tag_is_present_when_it_is_not_empty() -> None:
+    """InfluxDB stores no empty tag: a point without the tag compares equal to ''."""
+    assert present("ssh_kex") == "\"ssh_kex\" != ''"

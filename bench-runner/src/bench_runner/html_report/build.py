@@ -21,7 +21,7 @@ import altair as alt
 import jinja2
 import vl_convert
 
-from bench_runner.html_report import charts
+from bench_runner.html_report import charts, handshakes
 from bench_runner.html_report.compare import ALPHA, RESAMPLES, changes
 from bench_runner.html_report.runs import (
     Document,
@@ -176,6 +176,7 @@ def context(run: Run) -> dict[str, Any]:
         "iterations": sorted({m["iterations"] for m in modes}),
         "warmup": sorted({m["warmup"] for m in modes}),
         "command": " ".join(manifest.get("command") or []),
+        "key_exchanges": handshakes.key_exchanges(modes),
         "ok": document.get("ok"),
         "load": document.get("load"),
     }
@@ -194,7 +195,13 @@ def speedup_rows(run: Run, baseline: str | None) -> tuple[str | None, list[dict[
     for mode in run.modes:
         p50 = mode["stats"]["p50_ms"]
         rebased = reference / p50 if reference and p50 else None
-        rows.append({"mode": mode, "rebased": rebased})
+        rows.append(
+            {
+                "mode": mode,
+                "rebased": rebased,
+                "negotiated": handshakes.mode_lines(mode.get("handshakes")),
+            }
+        )
     rows.sort(
         key=lambda row: (
             row["mode"]["stats"]["p50_ms"] is None,

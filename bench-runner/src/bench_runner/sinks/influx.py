@@ -1,6 +1,7 @@
 """InfluxDB 1.x sink: one ``run`` point per run, one ``iteration`` point per measured
-iteration, one ``mode_summary`` point per mode and one ``verdict`` point per judged mode
-(what the Nightly dashboard annotates and tabulates), written with the HTTP /write API
+iteration, one ``mode_summary`` point per mode (tagged also with what its connections
+negotiated) and one ``verdict`` point per judged mode (what the Nightly dashboard
+annotates and tabulates), written with the HTTP /write API
 (nanosecond timestamps, basic auth). Every point of a run is distinct (line_protocol's
 ``distinct_timestamps``), so InfluxDB stores as many points as the runner reports."""
 
@@ -29,6 +30,7 @@ from bench_runner.sinks.line_protocol import (
 from bench_runner.sinks.spool import INFLUX_SUFFIX, Spool
 from bench_runner.wire import model as wire_model
 from bench_runner.wire import timeline
+from bench_runner.wire.handshake_model import handshake_tags
 
 WRITE_TIMEOUT_S = 15.0
 PRECISION = "ns"
@@ -118,6 +120,9 @@ def summary_fields(mode: ModeResult) -> dict[str, FieldValue | None]:
         SummaryField.COMMANDS_PER_ITERATION: len(mode.commands),
         SummaryField.TRANSFER_BYTES: mode.transfer_bytes,
         SummaryField.THROUGHPUT_MB_S: mode.throughput_mb_s,
+        SummaryField.HANDSHAKES: mode.handshakes.connections
+        if mode.handshakes is not None and mode.handshakes.available
+        else None,
         **parameter_fields(mode),
         **model_fields(mode),
         **resource_fields(mode),
@@ -205,7 +210,7 @@ def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
         points.append(
             Point(
                 measurement=Measurement.MODE_SUMMARY,
-                tags=tags,
+                tags={**tags, **handshake_tags(mode.handshakes)},
                 fields=summary_fields(mode),
                 timestamp_ns=epoch_ns(mode.finished_at or run.finished_at),
             )

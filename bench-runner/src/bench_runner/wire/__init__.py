@@ -3,5 +3,7 @@
 The runner process opens an ``AF_PACKET`` socket restricted by a classic BPF filter to the
 TCP connections to and from the mode's ports on the target, reads it from a background
 thread and keeps only counters (see ``tally``): what any client (asyncssh, paramiko, the
-``ssh`` child process, ncclient, requests, ...) sent and received, per iteration.
+``ssh`` child process, ncclient, requests, ...) sent and received, per iteration. A second
+socket keeps the packets that start a handshake (``hello_capture``), from which each
+connection's negotiated algorithms are read (``handshakes``, ``handshake_model``).
 """

@@ -2,7 +2,9 @@
 
 The kernel runs the program on every packet of the bound interface before anything is
 copied to the runner, so only the mode's own connections (target address, one of the
-mode's ports, either direction) ever reach the capture ring, trimmed to their headers.
+mode's ports, either direction) ever reach the capture ring, trimmed to their headers
+(``tcp_filter``); ``hello_filter`` keeps, of those, only the packets that start a handshake,
+with their payload (what the connection negotiated).
 Offsets are from the start of the frame as an ``AF_PACKET``/``SOCK_RAW`` socket sees it:
 ``link_header`` bytes of link-layer header (14 on Ethernet and loopback), then IP.
 """
@@ -15,11 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 # Instruction classes and modes (linux/filter.h, linux/bpf_common.h).
-BPF_LD, BPF_LDX, BPF_JMP, BPF_RET = 0x00, 0x01, 0x05, 0x06
+BPF_LD, BPF_LDX, BPF_ALU, BPF_JMP, BPF_RET, BPF_MISC = 0x00, 0x01, 0x04, 0x05, 0x06, 0x07
 BPF_IMM = 0x00
 BPF_W, BPF_H, BPF_B = 0x00, 0x08, 0x10
-BPF_ABS, BPF_IND, BPF_MSH, BPF_K = 0x20, 0x40, 0xA0, 0x00
+BPF_ABS, BPF_IND, BPF_MSH, BPF_K, BPF_X = 0x20, 0x40, 0xA0, 0x00, 0x08
 BPF_JEQ, BPF_JSET = 0x10, 0x40
+BPF_ADD, BPF_RSH, BPF_AND = 0x00, 0x70, 0x50
+BPF_TAX = 0x00
 SO_ATTACH_FILTER = 26  # asm-generic/socket.h; the socket module does not export it
 SKF_AD_OFF = -0x1000
 SKF_AD_PROTOCOL = 0
@@ -31,6 +35,15 @@ IPPROTO_TCP = 6
 SNAPLEN = 128
 """Bytes kept per packet: the IPv4 (at most 60) or IPv6 (40) header and the TCP header
 (at most 60), nothing of the payload."""
+HELLO_SNAPLEN = 4096
+"""Bytes kept of a hello packet (``hello_filter``): the headers and the first 3.9 KiB or
+more of the payload, more than a KEXINIT (OpenSSH 10's client's: about 1.6 KiB) or a
+ServerHello with a post-quantum key share (about 1.2 KiB) takes."""
+SSH_IDENTIFICATION = int.from_bytes(b"SSH-", "big")
+SSH_MSG_KEXINIT = 20
+TLS_HANDSHAKE_V3 = 0x1603
+"""A TLS handshake record's first two bytes: content type 22, major version 3."""
+TLS_CLIENT_HELLO, TLS_SERVER_HELLO = 1, 2
 
 Label = str
 
@@ -65,6 +78,10 @@ def _jump(label: Label) -> Insn:
 
 def _ret(value: int) -> Insn:
     return Insn(BPF_RET | BPF_K, value)
+
+
+def _alu(operation: int, value: int) -> Insn:
+    return Insn(BPF_ALU | operation | BPF_K, value)
 
 
 def assemble(program: list[Insn | Label]) -> list[tuple[int, int, int, int]]:
@@ -132,23 +149,15 @@ def _addresses(address: str | Sequence[str]) -> list[ipaddress.IPv4Address | ipa
     return ips
 
 
-def tcp_filter(
+def _tcp_program(
     address: str | Sequence[str],
     ports: tuple[int, ...],
-    *,
-    link_header: int = 14,
-    skip_outgoing: bool = False,
+    link_header: int,
+    skip_outgoing: bool,
+    accepted: list[Insn | Label],
 ) -> list[tuple[int, int, int, int]]:
-    """TCP packets between this host and ``address`` on one of its ``ports``; ``address``
-    may be several addresses of one IP version (the devices of a fleet: a mode that
-    connects to each of them is counted whole).
-
-    A packet is kept when its source is a target on one of the ports, or else its
-    destination is (on loopback both addresses are the target). ``skip_outgoing`` drops
-    the copies the loopback interface shows twice (once leaving, once arriving). IPv4
-    non-first fragments carry no TCP header and are dropped; IPv6 is matched when TCP is
-    the first next header (Linux sends TCP without extension headers).
-    """
+    """The program of ``tcp_filter``, which runs ``accepted`` on a packet it keeps (with X
+    the IP header's length, under the label ``accept``); ``accepted`` ends in a return."""
     if not ports:
         raise ValueError("no ports to filter on")
     ips = _addresses(address)
@@ -192,11 +201,72 @@ def tcp_filter(
         "to_target",
         *_port_checks(base + 2, ports, "drop"),
         "accept",
-        _ret(SNAPLEN),
+        *accepted,
         "drop",
         _ret(0),
     ]
     return assemble(program)
+
+
+def tcp_filter(
+    address: str | Sequence[str],
+    ports: tuple[int, ...],
+    *,
+    link_header: int = 14,
+    skip_outgoing: bool = False,
+) -> list[tuple[int, int, int, int]]:
+    """TCP packets between this host and ``address`` on one of its ``ports``; ``address``
+    may be several addresses of one IP version (the devices of a fleet: a mode that
+    connects to each of them is counted whole).
+
+    A packet is kept when its source is a target on one of the ports, or else its
+    destination is (on loopback both addresses are the target). ``skip_outgoing`` drops
+    the copies the loopback interface shows twice (once leaving, once arriving). IPv4
+    non-first fragments carry no TCP header and are dropped; IPv6 is matched when TCP is
+    the first next header (Linux sends TCP without extension headers).
+    """
+    return _tcp_program(address, ports, link_header, skip_outgoing, [_ret(SNAPLEN)])
+
+
+def hello_filter(
+    address: str | Sequence[str],
+    ports: tuple[int, ...],
+    *,
+    link_header: int = 14,
+    skip_outgoing: bool = False,
+) -> list[tuple[int, int, int, int]]:
+    """The packets of ``tcp_filter`` whose TCP payload starts a handshake, up to
+    ``HELLO_SNAPLEN`` bytes: an SSH identification line (``SSH-``, perhaps followed by the
+    KEXINIT), an unencrypted SSH binary packet of message 20 (KEXINIT: a packet length
+    under 64 KiB, its first two bytes zero, and byte 5 is 20), or a TLS handshake record
+    whose first message is a ClientHello or ServerHello (bytes 0x16 0x03, byte 5 is 1 or
+    2). Every other packet (pure ACKs: loading their payload ends the program) is dropped
+    before anything is copied. Encrypted bytes pass by chance with a probability of about
+    2^-24 per packet (a segment starting mid-record); the parser rejects them.
+    """
+    base = link_header
+    payload_checks: list[Insn | Label] = [
+        _ld_ind(BPF_B, base + 12),  # TCP data offset, in the high nibble
+        _alu(BPF_AND, 0xF0),
+        _alu(BPF_RSH, 2),  # A = TCP header length
+        Insn(BPF_ALU | BPF_ADD | BPF_X),  # A += IP header length (X)
+        Insn(BPF_MISC | BPF_TAX),  # X = offset of the payload past the link header
+        _ld_ind(BPF_W, base),  # the payload's first four bytes: none ends the program
+        _jeq(SSH_IDENTIFICATION, "keep"),
+        _alu(BPF_RSH, 16),
+        _jeq(TLS_HANDSHAKE_V3, "tls", None),
+        _jeq(0, "ssh_packet", "drop"),
+        "tls",
+        _ld_ind(BPF_B, base + 5),
+        _jeq(TLS_CLIENT_HELLO, "keep"),
+        _jeq(TLS_SERVER_HELLO, "keep", "drop"),
+        "ssh_packet",
+        _ld_ind(BPF_B, base + 5),
+        _jeq(SSH_MSG_KEXINIT, "keep", "drop"),
+        "keep",
+        _ret(HELLO_SNAPLEN),
+    ]
+    return _tcp_program(address, ports, link_header, skip_outgoing, payload_checks)
 
 
 def describe(address: str | Sequence[str], ports: tuple[int, ...]) -> str:

@@ -15,6 +15,10 @@ as a few integers each, until the mark brings it. The thread looks once per
 ``PACE_S`` (one status word) and is never woken by a packet: parsing while an iteration
 runs takes the GIL from the measuring thread. The ring (32768 frames) holds the backlog
 plus more than arrives in ``PACE_S``, even at 10 Gbit/s of full-size frames.
+
+Beside it a second socket keeps the handshakes' packets (``hello_capture``), from the
+capture's opening to ``finish()``: the session's setup and warm-up too. The same thread
+copies them out only when half of their ring is filled.
 """
 
 import ipaddress
@@ -32,11 +36,11 @@ from pathlib import Path
 import psutil
 
 from bench_runner.wire import bpf, ring
+from bench_runner.wire.hello_capture import HelloCapture, HelloPacket
 from bench_runner.wire.model import WireIteration
 from bench_runner.wire.tally import Tally, wire_segments
 from bench_runner.wire.timeline import HandshakeRtts, Packet, Span, Timeline, TimeSplit
 
-ETH_P_ALL = 0x0003
 ARPHRD_LINK_HEADER = {1: 14, 772: 14, 65534: 0}
 """Link-layer header length by ``/sys/class/net/<if>/type``: Ethernet, loopback, none
 (tun, WireGuard)."""
@@ -185,11 +189,18 @@ class WireCapture:
             if self.segments_known:
                 ring.enable_vnet_header(self._sock)
             self._ring = ring.map_ring(self._sock)
-            self._sock.bind((self.interface, ETH_P_ALL))
+            self._sock.bind((self.interface, ring.ETH_P_ALL))
         except OSError as exc:
             self._sock.close()
             raise CaptureUnavailableError(f"packet capture on {self.interface}: {exc}") from exc
         self._ipv6 = ipv6
+        self._hellos: HelloCapture | None = None
+        self.hello_error: str | None = None
+        """Why the handshakes' packets are not captured (their socket failed)."""
+        try:
+            self._hellos = HelloCapture(addresses, ports, self.interface, link_header, ipv6)
+        except OSError as exc:
+            self.hello_error = f"handshake capture on {self.interface}: {exc}"
         self._port_set = frozenset(ports)
         self._parsed = 0  # frame sequence numbers: the next frame to parse ...
         self._seen = 0  # ... and how far mark() has found frames filled
@@ -202,6 +213,8 @@ class WireCapture:
         self._drops = 0
         self._wake = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self._lock = threading.Lock()
+        self._hello_lock = threading.Lock()
+        """The hellos' own: copying them out never holds up ``mark()``."""
         self._stopping = False
         self.error: str | None = None
         self._thread = threading.Thread(target=self._run, name="wire-capture", daemon=True)
@@ -238,12 +251,24 @@ class WireCapture:
             return None
         return self._segments
 
+    def hellos(self) -> tuple[list[HelloPacket] | None, int]:
+        """The handshakes' packets since the capture opened and the ones the kernel could
+        not place; None when they were not captured (``hello_error`` says why) or the
+        thread failed (``error``)."""
+        if self._hellos is None:
+            return None, 0
+        with self._hello_lock:
+            packets = self._hellos.finish()
+        return (None if self.error is not None else packets), self._hellos.drops
+
     def close(self) -> None:
         self._stopping = True
         os.eventfd_write(self._wake, 1)
         self._thread.join(JOIN_TIMEOUT_S)
         self._ring.close()
         self._sock.close()
+        if self._hellos is not None:
+            self._hellos.close()
         os.close(self._wake)
 
     def _run(self) -> None:
@@ -254,6 +279,9 @@ class WireCapture:
                 if self._backlog_reached():
                     with self._lock:
                         self._drain()
+                if self._hellos is not None and self._hellos.backlog_reached():
+                    with self._hello_lock:
+                        self._hellos.drain()
                 pacer.poll(PACE_S * 1000)
         except Exception as exc:  # the reason goes to results; the run must not die of it
             self.error = f"capture thread: {type(exc).__name__}: {exc}"

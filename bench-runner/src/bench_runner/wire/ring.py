@@ -12,6 +12,8 @@ import mmap
 import socket
 import struct
 
+ETH_P_ALL = 0x0003
+"""The protocol a packet socket binds to: every one (the filter picks)."""
 SOL_PACKET = 263
 PACKET_RX_RING = 5
 PACKET_STATISTICS = 6
@@ -41,12 +43,20 @@ def enable_vnet_header(sock: socket.socket) -> None:
     sock.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
 
 
-def map_ring(sock: socket.socket) -> mmap.mmap:
+def map_ring(
+    sock: socket.socket,
+    frame_size: int = FRAME_SIZE,
+    block_size: int = BLOCK_SIZE,
+    blocks: int = BLOCKS,
+) -> mmap.mmap:
+    """The ring of ``blocks`` blocks of ``block_size`` bytes (a multiple of the page size),
+    each cut into as many ``frame_size``-byte frames (a multiple of 16) as it holds."""
     sock.setsockopt(SOL_PACKET, PACKET_VERSION, TPACKET_V2)
-    request = struct.pack("IIII", BLOCK_SIZE, BLOCKS, FRAME_SIZE, FRAMES)
+    frames = block_size // frame_size * blocks
+    request = struct.pack("IIII", block_size, blocks, frame_size, frames)
     sock.setsockopt(SOL_PACKET, PACKET_RX_RING, request)
     return mmap.mmap(
-        sock.fileno(), BLOCK_SIZE * BLOCKS, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE
+        sock.fileno(), block_size * blocks, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE
     )
 
 

@@ -13,6 +13,7 @@ from lab_dashboards.panels import (
     FULL,
     RATIO_UNIT,
     TIMES,
+    handshake_tables,
     series_bars,
     series_table,
     time_split_bars,
@@ -132,5 +133,8 @@ def build() -> dict[str, Any]:
                 width=FULL,
             )
         )
+        .with_row(Row("What each library negotiated"))
     )
+    for panel in handshake_tables(SCOPE):
+        board.with_panel(panel)
     return render(board)

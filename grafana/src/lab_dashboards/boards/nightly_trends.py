@@ -9,7 +9,12 @@ from grafana_foundation_sdk.builders.dashboard import Row
 from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render, verdicts_annotation
 from lab_dashboards.influxql import Select, last, matches, raw
-from lab_dashboards.panels import influx_timeseries, series_table
+from lab_dashboards.panels import (
+    KEY_EXCHANGE_ALIAS,
+    KEY_EXCHANGE_TAGS,
+    influx_timeseries,
+    series_table,
+)
 
 UID = "nightly-trends"
 PROFILE = (matches(Tag.PROFILE, "profile"),)
@@ -51,14 +56,17 @@ def build() -> dict[str, Any]:
         .with_panel(
             influx_timeseries(
                 "How has each series' p50 moved run after run? (ms)",
-                "One point per run (at the end of the series' measurement), one line per series.",
+                "One point per run (at the end of the series' measurement), one line per series "
+                "and key exchange it negotiated (SSH kex or TLS group): a device or client "
+                "that changed its key exchange starts a new line.",
                 Select(
                     (raw(SummaryField.P50_MS, "p50"),),
                     Measurement.MODE_SUMMARY,
                     SCOPE,
-                    (Tag.SERIES,),
+                    KEY_EXCHANGE_TAGS,
                 ),
                 "ms",
+                alias=KEY_EXCHANGE_ALIAS,
                 height=12,
             )
         )
@@ -71,9 +79,10 @@ def build() -> dict[str, Any]:
                     (raw(SummaryField.P95_MS, "p95"),),
                     Measurement.MODE_SUMMARY,
                     SCOPE,
-                    (Tag.SERIES,),
+                    KEY_EXCHANGE_TAGS,
                 ),
                 "ms",
+                alias=KEY_EXCHANGE_ALIAS,
                 height=10,
                 width=12,
             )

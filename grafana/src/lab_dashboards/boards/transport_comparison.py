@@ -20,6 +20,7 @@ from lab_dashboards.influxql import Select, last, matches, raw
 from lab_dashboards.panels import (
     FULL,
     RATIO_UNIT,
+    handshake_tables,
     prometheus_bars,
     series_bars,
     series_table,
@@ -184,5 +185,8 @@ def build() -> dict[str, Any]:
                 height=12,
             )
         )
+        .with_row(Row("What each series negotiated"))
     )
+    for panel in handshake_tables(SCOPE):
+        board.with_panel(panel)
     return render(board)

@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 import httpx
 
+from bench_runner.alpn import AlpnLog
 from bench_runner.modes.base import Session, Target
 from bench_runner.modes.clients.device_api import (
     REQUEST_TIMEOUT_S,
@@ -41,10 +42,22 @@ def new_client(target: Target, *, keep_alive: bool) -> httpx.AsyncClient:
     )
 
 
+def note_alpn(log: AlpnLog, response: httpx.Response) -> None:
+    """Count the response's connection (httpcore's network stream, one per connection)
+    with the ALPN protocol its TLS object selected, the first time it answers."""
+    stream = response.extensions.get("network_stream")
+    if stream is not None and not log.known(stream):
+        log.note(stream, stream.get_extra_info("ssl_object"))
+
+
 async def get_exec(
-    client: httpx.AsyncClient, commands: Sequence[str], phases: PhaseTimer | None = None
+    client: httpx.AsyncClient,
+    commands: Sequence[str],
+    alpn: AlpnLog,
+    phases: PhaseTimer | None = None,
 ) -> str:
     response = await client.get(exec_path(commands), extensions=trace_extension(phases))
+    note_alpn(alpn, response)
     if response.status_code != httpx.codes.OK:
         reason = failure_summary(response.text)
         raise IterationError(f"{'/'.join(commands)}: HTTP {response.status_code}: {reason}")
@@ -56,11 +69,14 @@ class _ExecSession:
         self._client = client
         self._batch = batch
         self.phases = PhaseTimer()
+        self.alpn = AlpnLog()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         if self._batch:
-            return [await get_exec(self._client, commands, self.phases)]
-        return [await get_exec(self._client, [command], self.phases) for command in commands]
+            return [await get_exec(self._client, commands, self.alpn, self.phases)]
+        return [
+            await get_exec(self._client, [command], self.alpn, self.phases) for command in commands
+        ]
 
 
 class _ConcurrentSession:
@@ -69,10 +85,13 @@ class _ConcurrentSession:
 
     def __init__(self, client: httpx.AsyncClient) -> None:
         self._client = client
+        self.alpn = AlpnLog()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         return list(
-            await asyncio.gather(*(get_exec(self._client, [command]) for command in commands))
+            await asyncio.gather(
+                *(get_exec(self._client, [command], self.alpn) for command in commands)
+            )
         )
 
 
@@ -80,6 +99,7 @@ class _RestconfSession:
     def __init__(self, client: httpx.AsyncClient) -> None:
         self._client = client
         self.phases = PhaseTimer()
+        self.alpn = AlpnLog()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         outputs = []
@@ -89,6 +109,7 @@ class _RestconfSession:
                 headers={"Accept": RESTCONF_JSON},
                 extensions=trace_extension(self.phases),
             )
+            note_alpn(self.alpn, response)
             outputs.append(check_restconf(response.status_code, response.text))
         return outputs
 
@@ -101,12 +122,20 @@ class _BulkSession:
         self._path = path
         self._expected = expected
         self.phases = PhaseTimer()
+        self.alpn = AlpnLog()
+
+    async def open(self) -> None:
+        """Opens the kept connection (TCP, TLS, authenticated HEAD)."""
+        response = await self._client.head(self._path)
+        note_alpn(self.alpn, response)
+        check_status(self._path, response.status_code)
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         received = 0
         async with self._client.stream(
             "GET", self._path, extensions=trace_extension(self.phases)
         ) as response:
+            note_alpn(self.alpn, response)
             async for chunk in response.aiter_raw():
                 received += len(chunk)
         return [check_download(self._path, response.status_code, received, self._expected)]
@@ -141,5 +170,6 @@ async def bulk_download(mode: Mode, target: Target) -> AsyncIterator[Session]:
     """Per iteration one ``GET /bulk/<size>`` on a connection a HEAD opened beforehand."""
     async with new_client(target, keep_alive=True) as client:
         path = bulk_path(mode.bulk_size())
-        check_status(path, (await client.head(path)).status_code)
-        yield _BulkSession(client, path, BULK_BYTES[mode.bulk_size()])
+        session = _BulkSession(client, path, BULK_BYTES[mode.bulk_size()])
+        await session.open()
+        yield session

@@ -12,6 +12,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
+from bench_runner.alpn import AlpnLog
 from bench_runner.modes.base import Session, Target
 from bench_runner.modes.clients.device_api import HTTP_OK, REQUEST_TIMEOUT_S, exec_path
 from bench_runner.modes.mode import Mode
@@ -66,6 +67,7 @@ class _TlsResumeSession:
         self._authorization = "Basic " + base64.b64encode(credentials).decode("ascii")
         self._session: ssl.SSLSession | None = None
         self.phases = PhaseTimer()
+        self.alpn = AlpnLog()
 
     def get(self, command: str, *, require_resumption: bool) -> str:
         phases = self.phases
@@ -92,6 +94,7 @@ class _TlsResumeSession:
             assert tls is not None  # set by connect(), which request() called
             reused = tls.session_reused
             self._session = tls.session
+            self.alpn.note(tls, tls)
             with phases.measure("receive_body"):
                 body = response.read().decode("utf-8", errors="replace")
         finally:

@@ -3,12 +3,16 @@ RESTCONF and bulk downloads as httpx does them. requests is synchronous, so each
 runs in a worker thread; its own timeout bounds a stuck request."""
 
 import asyncio
+import ssl
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 import requests
 import urllib3
+from requests.adapters import HTTPAdapter
 
+from bench_runner.alpn import AlpnLog
 from bench_runner.modes.base import Session, Target
 from bench_runner.modes.clients.device_api import (
     REQUEST_TIMEOUT_S,
@@ -33,8 +37,43 @@ urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
 CHUNK_BYTES = 256 << 10
 
 
-def new_session(target: Target, *, keep_alive: bool) -> requests.Session:
+class AlpnNotingAdapter(HTTPAdapter):
+    """requests' adapter whose HTTPS connections each note, once connected, the ALPN
+    protocol their TLS socket selected. Read at the connect, not from a response: with
+    ``Connection: close`` http.client hands the socket to the response and the connection
+    object no longer holds it."""
+
+    def __init__(self, log: AlpnLog) -> None:
+        self._log = log
+        super().__init__()
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        log = self._log
+
+        class NotingConnection(urllib3.connection.HTTPSConnection):
+            def connect(self) -> None:
+                super().connect()
+                if isinstance(self.sock, ssl.SSLSocket):
+                    log.note(self.sock, self.sock)
+
+        class NotingPool(urllib3.HTTPSConnectionPool):
+            ConnectionCls = NotingConnection
+
+        self.poolmanager.pool_classes_by_scheme = {
+            **self.poolmanager.pool_classes_by_scheme,
+            "https": NotingPool,
+        }
+
+
+def new_session(
+    target: Target, *, keep_alive: bool, alpn: AlpnLog | None = None
+) -> requests.Session:
+    """A session for the device's API; with ``alpn``, each HTTPS connection it opens
+    notes its ALPN protocol there."""
     http = requests.Session()
+    if alpn is not None:
+        http.mount("https://", AlpnNotingAdapter(alpn))
     http.auth = (target.username, target.password)
     http.trust_env = False  # no proxy or CA bundle from the environment: lab traffic only
     if not keep_alive:
@@ -49,7 +88,8 @@ class _HttpSession:
 
     def __init__(self, target: Target, *, keep_alive: bool) -> None:
         self._base = f"https://{target.host}:{target.https_port}"
-        self._http = new_session(target, keep_alive=keep_alive)
+        self.alpn = AlpnLog()
+        self._http = new_session(target, keep_alive=keep_alive, alpn=self.alpn)
 
     def get(
         self, path: str, what: str, *, accept: str | None = None, stream: bool = False

@@ -1,0 +1,166 @@
+"""What every connection negotiated, for every client (the smoke plan at `local`), and the
+SSH side of it against what the device's sshd logged for the same connections.
+
+sshd logs the negotiated algorithms only at LogLevel DEBUG1 (`kex: algorithm: ...`). The test
+lab's device runs it so, into a file of a volume this container mounts read-only
+(compose.test.yaml, DEVICE_SSHD_DEBUG_LOG); conftest keeps what sshd wrote while each run
+ran. The log names no process and no time, so its connections are told apart by the client's
+identification (`remote software version paramiko_5.1.0`) that precedes each connection's
+`kex:` lines: modes run one after the other, so two clients' connections never interleave
+(the connections of one client may, and they negotiate alike).
+"""
+
+import csv
+import re
+from collections import Counter
+from typing import Any
+
+from bench_runner.modes.catalog import FLOOR_CLIENTS, LIBRARIES
+from conftest import RESULTS_DIR, BenchRun, influx_query
+
+SSH_TRANSPORTS = {"ssh", "netconf", "tunnel"}
+SSH_NEGOTIATED = (
+    "ssh_kex",
+    "ssh_host_key",
+    "ssh_cipher_cs",
+    "ssh_cipher_sc",
+    "ssh_mac_cs",
+    "ssh_mac_sc",
+)
+SSH_PARAMETERS = {*SSH_NEGOTIATED, "ssh_client_id", "ssh_server_id"}
+TLS_PARAMETERS = {
+    "tls_version",
+    "tls_cipher",
+    "tls_group",
+    "tls_alpn",
+    "tls_resumed",
+    "tls_hello_retry",
+}
+ALPN_REPORTED_BY = {"httpx", "requests"}
+"""They offer http/1.1 and report what nginx selected; python-ssl offers nothing."""
+IDENTIFICATION_PREFIX = "SSH-2.0-"
+SSHD_SOFTWARE_CHARS = 100
+"""sshd logs the client's software version cut to 100 characters."""
+SOFTWARE = re.compile(r"remote software version (.*?)\r?$")
+KEX = re.compile(r"kex: (algorithm|host key algorithm): (\S+)")
+CIPHER = re.compile(r"kex: (client->server|server->client) cipher: (\S+) MAC: (\S+)")
+
+Negotiated = dict[str, dict[str, set[str]]]
+"""Client software -> parameter -> the values its connections negotiated."""
+
+
+def _modes(run: BenchRun) -> list[dict[str, Any]]:
+    modes: list[dict[str, Any]] = run.results["modes"]
+    return modes
+
+
+def test_every_client_records_what_each_connection_negotiated(smoke_run: BenchRun) -> None:
+    assert {mode["client"] for mode in _modes(smoke_run)} == {*FLOOR_CLIENTS, *LIBRARIES}
+    for mode in _modes(smoke_run):
+        key = (mode["mode"], mode["client"])
+        handshakes = mode["handshakes"]
+        assert handshakes["available"], (key, handshakes["reason"])
+        assert handshakes["connections"] >= 1, key
+        assert handshakes["incomplete"] == {}, key
+        assert handshakes["capture_drops"] == 0, key
+        ssh = mode["transport"] in SSH_TRANSPORTS
+        parameters = handshakes["parameters"]
+        assert set(parameters) == (SSH_PARAMETERS if ssh else TLS_PARAMETERS), key
+        for name, parameter in parameters.items():
+            # The library reports ALPN for the same connections the wire saw.
+            assert sum(parameter["values"].values()) == handshakes["connections"], (key, name)
+            assert "none in common" not in parameter["values"], (key, name)
+        varied = [name for name, item in parameters.items() if len(item["values"]) > 1]
+        assert handshakes["varied"] == varied, key
+        if not ssh:
+            _check_tls(mode)
+
+
+def _check_tls(mode: dict[str, Any]) -> None:
+    key = (mode["mode"], mode["client"])
+    parameters = mode["handshakes"]["parameters"]
+    connections = mode["handshakes"]["connections"]
+    alpn = parameters["tls_alpn"]
+    if mode["client"] in ALPN_REPORTED_BY:
+        assert (alpn["values"], alpn["source"]) == ({"http/1.1": connections}, "library"), key
+    else:
+        assert (alpn["values"], alpn["source"]) == ({"not offered": connections}, "wire"), key
+    assert parameters["tls_version"]["values"] == {"TLSv1.3": connections}, key
+    if mode["mode"] == "https/tls-resume":
+        # The first ticket's full handshake, then every connection resumes it.
+        assert parameters["tls_resumed"]["values"] == {"false": 1, "true": connections - 1}
+    else:
+        assert parameters["tls_resumed"]["values"] == {"false": connections}, key
+
+
+def test_the_csv_and_influxdb_carry_them(smoke_run: BenchRun) -> None:
+    with (RESULTS_DIR / smoke_run.run_id / "modes.csv").open() as handle:
+        rows = {(row["mode"], row["client"], row["series"]): row for row in csv.DictReader(handle)}
+    stored = {
+        series["tags"]["series"]: series["tags"]
+        for series in influx_query(
+            'SELECT last("handshakes") FROM "mode_summary" '
+            f"WHERE \"run_id\" = '{smoke_run.run_id}' GROUP BY *"
+        )
+    }
+    for mode in _modes(smoke_run):
+        row = rows[(mode["mode"], mode["client"], mode["series"])]
+        tags = stored[mode["series"]]
+        assert int(row["handshakes"]) == mode["handshakes"]["connections"]
+        for name, parameter in mode["handshakes"]["parameters"].items():
+            joined = "|".join(sorted(parameter["values"]))
+            assert row[name] == joined, (mode["series"], name)
+            if not name.endswith("_id"):
+                assert tags[name] == joined, (mode["series"], name)
+
+
+def _sshd_negotiated(log: str) -> tuple[Negotiated, Counter[str]]:
+    """What sshd logged, per client software, and how many connections each made."""
+    negotiated: Negotiated = {}
+    connections: Counter[str] = Counter()
+    software = None
+    for line in log.splitlines():
+        line = line.removesuffix(" [preauth]")
+        if found := SOFTWARE.search(line):
+            software = found.group(1)
+            connections[software] += 1
+        elif software is not None and (found := KEX.search(line)):
+            name = "ssh_kex" if found.group(1) == "algorithm" else "ssh_host_key"
+            negotiated.setdefault(software, {}).setdefault(name, set()).add(found.group(2))
+        elif software is not None and (found := CIPHER.search(line)):
+            direction = "cs" if found.group(1) == "client->server" else "sc"
+            values = negotiated.setdefault(software, {})
+            values.setdefault(f"ssh_cipher_{direction}", set()).add(found.group(2))
+            values.setdefault(f"ssh_mac_{direction}", set()).add(found.group(3))
+    return negotiated, connections
+
+
+def _recorded(run: BenchRun) -> tuple[Negotiated, Counter[str]]:
+    """What results.json says the same clients negotiated, keyed as sshd names them."""
+    negotiated: Negotiated = {}
+    connections: Counter[str] = Counter()
+    for mode in _modes(run):
+        if mode["transport"] not in SSH_TRANSPORTS:
+            continue
+        parameters = mode["handshakes"]["parameters"]
+        [identification] = parameters["ssh_client_id"]["values"]
+        software = identification.removeprefix(IDENTIFICATION_PREFIX)[:SSHD_SOFTWARE_CHARS]
+        connections[software] += mode["handshakes"]["connections"]
+        for name in SSH_NEGOTIATED:
+            negotiated.setdefault(software, {}).setdefault(name, set()).update(
+                parameters[name]["values"]
+            )
+    return negotiated, connections
+
+
+def test_recorded_key_exchanges_are_what_sshd_logged(smoke_run: BenchRun) -> None:
+    assert smoke_run.sshd_log is not None, (
+        "no sshd debug log: the test lab's device writes it (compose.test.yaml, "
+        "DEVICE_SSHD_DEBUG_LOG) into a volume this container mounts"
+    )
+    logged, logged_connections = _sshd_negotiated(smoke_run.sshd_log)
+    recorded, recorded_connections = _recorded(smoke_run)
+    # OpenSSH, paramiko, asyncssh, libssh2, libssh and Go's: every SSH library the lab drives.
+    assert len(recorded) >= 6, sorted(recorded)
+    assert recorded == logged
+    assert recorded_connections == logged_connections
