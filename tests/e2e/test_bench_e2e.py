@@ -3,6 +3,7 @@
 import pytest
 
 from bench_runner.modes import DEFAULT_MODE_NAMES
+from bench_runner.results import SCHEMA_VERSION
 from conftest import ITERATIONS, RESULTS_DIR, BenchRun, influx_query, prom_wait
 
 DEFAULT_MODES = set(DEFAULT_MODE_NAMES)
@@ -27,7 +28,7 @@ def test_every_mode_succeeds(run: BenchRun) -> None:
 
 def test_results_carry_their_context(run: BenchRun) -> None:
     res = run.results
-    assert res["schema_version"] == 3
+    assert res["schema_version"] == SCHEMA_VERSION
     assert res["run_id"] == run.run_id
     assert res["profile"]["name"] == run.profile
     assert res["profile"]["engine"] in {"tc", "nfq"}

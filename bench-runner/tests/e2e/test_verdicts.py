@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from bench_runner.results import SCHEMA_VERSION
 from bench_runner.settings import Settings
 from prerequisites import missing
 
@@ -64,7 +65,7 @@ def results() -> dict[str, Any]:
 
 def test_only_the_delayed_modes_regressed() -> None:
     run = results()
-    assert run["schema_version"] == 3
+    assert run["schema_version"] == SCHEMA_VERSION
     verdicts = {mode["mode"]: mode["verdict"] for mode in run["modes"]}
     assert set(verdicts) == {*DELAYED, "netconf/reuse-session"}
     for name in DELAYED:
