@@ -44,28 +44,35 @@ def test_the_parts_add_up_to_the_wall_time(run: BenchRun) -> None:
             assert wall_ms - parts_ms <= 0.02 * p50, (mode["series"], split, wall_ms)
 
 
-@pytest.fixture(params=["local_run", "regional_run"])
-def floor_run(request: pytest.FixtureRequest) -> BenchRun:
-    """The floor client's runs: 20 iterations of each new-session mode."""
+@pytest.fixture(params=["smoke_run", "smoke_regional_run"])
+def every_library_run(request: pytest.FixtureRequest) -> BenchRun:
+    """Every mode with every library (the smoke plan)."""
     fixture: BenchRun = request.getfixturevalue(request.param)
     return fixture
 
 
-def test_a_new_ssh_session_waits_for_a_held_segment(floor_run: BenchRun) -> None:
-    """On a new SSH session the device holds a small segment until the client's delayed
-    ACK. Whether an iteration meets it is timing (a client or device slowed by other work
-    may send its next data, carrying the ACK, before the timer fires: on a busy machine
-    libssh2 met it in one iteration of three), so a live run is held to what holds however
-    busy the machine is: the hold is found in the run, and it lasts at least the ACK timer
-    (other work can only lengthen it). That the split finds a hold wherever the packets
-    have one is tested on recorded captures (bench-runner/tests/unit/test_timeline.py)."""
-    sessions = [m for m in floor_run.results["modes"] if m["mode"] in NEW_SSH_SESSIONS]
-    assert sessions
-    for mode in sessions:
-        splits = _splits(mode)
-        held = [split for split in splits if split["device_stalls"] >= 1]
-        assert held, (mode["series"], [split["device_stalls"] for split in splits])
-        assert max(split["stall_ms"] for split in held) >= HELD_SEGMENT_MS, (mode["series"], held)
+def test_a_new_ssh_session_waits_for_a_held_segment(every_library_run: BenchRun) -> None:
+    """A new SSH session meets a segment TCP holds until the other side's delayed ACK: with
+    OpenSSH 9.2 the device's hostkeys message, in every client's sessions; with OpenSSH 10,
+    whose sshd sends it on its own once authentication is done, the clients' own (OpenSSH's
+    ssh, paramiko and the libraries on it hold a small segment behind the device's delayed
+    ACK). Whether an iteration meets it is timing (a client or device slowed by other work
+    may send its next data, carrying the ACK, before the timer fires), so a live run is held
+    to what holds however busy the machine is: a hold is found among the run's new sessions
+    of every library, and it lasts at least the ACK timer (other work can only lengthen it).
+    That the split finds a hold wherever the packets have one, on either side, is tested on
+    recorded captures (bench-runner/tests/unit/test_timeline.py)."""
+    assert every_library_run.exit_code == 0, every_library_run.output[-3000:]
+    sessions = [m for m in every_library_run.results["modes"] if m["mode"] in NEW_SSH_SESSIONS]
+    assert len({m["client"] for m in sessions}) > 1, [m["series"] for m in sessions]
+    held = [
+        (mode["series"], split)
+        for mode in sessions
+        for split in _splits(mode)
+        if split["device_stalls"] + split["client_stalls"] >= 1
+    ]
+    assert held, [(m["series"], [s["stalls"] for s in _splits(m)]) for m in sessions]
+    assert max(split["stall_ms"] for _, split in held) >= HELD_SEGMENT_MS, held
 
 
 def test_https_keep_alive_never_stalls(run: BenchRun) -> None:

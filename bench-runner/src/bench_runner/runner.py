@@ -21,7 +21,7 @@ from bench_runner.profile_guard import ProfileGuard
 from bench_runner.profile_watch import ProfileWatch
 from bench_runner.resources import ResourceMonitor, ResourceUsage
 from bench_runner.results import IterationRecord, ModeResult, ModeRun
-from bench_runner.roundtrips import RoundTrips, TracedSession
+from bench_runner.roundtrips import RoundTrips, TracedSession, earliest_answer_ns
 from bench_runner.rtt_probe import RttCheck, RttProbe, check_rtt, probe_rtt
 from bench_runner.stats import percentile, summarize
 from bench_runner.validation import IterationError, validate_output
@@ -207,6 +207,7 @@ async def measure(
                     errors.append(f"warm-up {warmup_index}: {error}")
                 on_iteration(error is None)
             trace = session.trace if isinstance(session, TracedSession) else None
+            answer_after_ns = earliest_answer_ns(int(verified_rtt_ms * 1e6))
             phases = session.phases if isinstance(session, PhasedSession) else None
             watch = ProfileWatch(guard, reverify, records, errors) if guard is not None else None
             async with ResourceMonitor(plan.device_metrics_url) as monitor:
@@ -232,7 +233,11 @@ async def measure(
                             started_at,
                             timing.wall_ms,
                             error,
-                            round_trips=trace.take_round_trips() if trace is not None else None,
+                            round_trips=(
+                                trace.take_round_trips(answer_after_ns)
+                                if trace is not None
+                                else None
+                            ),
                             phases=(phases.take() or None) if phases is not None else None,
                         )
                     )

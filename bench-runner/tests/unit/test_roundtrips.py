@@ -3,7 +3,13 @@ from typing import cast
 
 import pytest
 
-from bench_runner.roundtrips import Event, SocketTrace, TracingConnector, count_round_trips
+from bench_runner.roundtrips import (
+    Event,
+    SocketTrace,
+    TracingConnector,
+    count_round_trips,
+    earliest_answer_ns,
+)
 
 C, S, R = Event.CONNECT, Event.SEND, Event.RECV
 
@@ -27,6 +33,49 @@ C, S, R = Event.CONNECT, Event.SEND, Event.RECV
 )
 def test_count_round_trips(trace: list[Event], expected: int) -> None:
     assert count_round_trips(trace) == expected
+
+
+MS = 1_000_000
+ANSWER_AFTER = 27 * MS  # earliest_answer_ns of a 30 ms RTT
+
+
+@pytest.mark.parametrize(
+    ("trace", "expected"),
+    [
+        ([(C, 0), (S, 1 * MS), (R, 31 * MS)], 2),  # the answer, one RTT after the request
+        # OpenSSH 10: the server's KEXINIT arrives 9 ms after the client's; the client's
+        # ECDH init is answered a round trip later: one wait, one round trip.
+        (
+            [
+                (C, 0),
+                (S, 64 * MS),
+                (R, 124 * MS),
+                (S, 126 * MS),
+                (R, 135 * MS),
+                (S, 140 * MS),
+                (R, 183 * MS),
+            ],
+            3,
+        ),
+        # The hostkeys message 2 ms after the channel open, its confirmation a round trip
+        # after it.
+        ([(S, 0), (S, 1 * MS), (R, 2 * MS), (R, 31 * MS)], 1),
+        ([(S, 0), (R, 2 * MS)], 0),  # nothing answered yet
+        ([(S, 0), (R, 2 * MS), (C, 3 * MS), (R, 40 * MS)], 1),  # a connect ends the wait
+    ],
+)
+def test_data_sooner_than_a_round_trip_is_no_answer(
+    trace: list[tuple[Event, int]], expected: int
+) -> None:
+    assert count_round_trips(trace, ANSWER_AFTER) == expected
+    assert count_round_trips(trace) >= expected  # answer_after_ns 0: every direction change
+
+
+@pytest.mark.parametrize(
+    ("rtt_ms", "earliest_ms"), [(0.1, 0.0), (1.5, 0.0), (2.5, 0.5), (30.0, 27.0), (300.0, 270.0)]
+)
+def test_earliest_answer(rtt_ms: float, earliest_ms: float) -> None:
+    assert earliest_answer_ns(int(rtt_ms * MS)) == pytest.approx(earliest_ms * MS, abs=1)
 
 
 def test_take_round_trips_starts_a_new_count() -> None:
@@ -82,5 +131,7 @@ def test_tracing_connector_records_a_real_connection() -> None:
 
     events, answers = asyncio.run(scenario())
     assert answers == [b"pong", b"pong"]
-    assert events == [C, S, R, S, R]
+    assert [event for event, _ in events] == [C, S, R, S, R]
+    stamps = [stamp for _, stamp in events]
+    assert stamps == sorted(stamps)  # the event loop's clock, in the order things happened
     assert count_round_trips(events) == 3

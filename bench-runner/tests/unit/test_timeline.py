@@ -217,6 +217,24 @@ def test_recorded_ssh_connection_at_regional_pays_nine_round_trips() -> None:
     assert split.device_ms == pytest.approx(68.5, abs=1.0)
 
 
+def test_data_the_device_sent_before_the_request_arrived_is_no_answer() -> None:
+    """A message 5 ms after the request (sent before the request reached the device) does
+    not end the wait: its answer a round trip after the request does, and the wait holds one
+    RTT of network, the rest the device's."""
+    split = Exchange().out(0).into(5).into(31).split(REGIONAL, 0, 31)
+    assert (split.network_ms, split.device_ms, split.stalls) == (30.0, 1.0, 0)
+
+
+def test_recorded_openssh_10_connection_at_regional_pays_eight_round_trips() -> None:
+    """OpenSSH 10's sshd sends its KEXINIT 9 ms after its version line and its hostkeys
+    message 2 ms after the client's channel open: neither is an answer, nothing is held,
+    and the network part is the eight round trips the wire counts."""
+    split, wall_ms = _recorded("ssh-fresh-regional-openssh10.json")
+    assert split.stalls == 0
+    assert split.network_ms == pytest.approx(8 * 30.6, abs=1.0)
+    assert split.network_ms + split.device_ms + split.client_ms == pytest.approx(wall_ms)
+
+
 @pytest.mark.parametrize("profile", ["local", "regional"])
 def test_recorded_https_keep_alive_has_no_stall(profile: str) -> None:
     split, _ = _recorded(f"https-keepalive-{profile}.json")

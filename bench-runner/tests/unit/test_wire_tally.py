@@ -75,6 +75,17 @@ def test_same_definition_as_the_socket_trace(events: list[Event]) -> None:
     assert tally(packets).round_trips == count_round_trips(events)
 
 
+def test_data_the_device_sent_before_the_request_arrived_is_no_answer() -> None:
+    """On the kernel's stamps: a receive 2 ms after a send at 30 ms RTT left the device
+    before the send reached it; the answer comes a round trip after the send."""
+    ms = 1_000_000
+    counts = Tally(answer_after_ns=27 * ms)
+    packets = [*HANDSHAKE, (OUT, PSH_ACK, 52), (IN, PSH_ACK, 628), (IN, PSH_ACK, 44)]
+    for at_ms, (outgoing, flags, payload) in zip((0, 30, 30, 31, 33, 61), packets, strict=True):
+        counts.add(outgoing, flags, payload, HEADERS, 1, at_ms * ms)
+    assert counts.result().round_trips == 2
+
+
 def test_an_incoming_syn_is_not_a_connect_of_ours() -> None:
     counts = tally([(IN, SYN, 0), (OUT, SYN_ACK, 0)])
     assert (counts.connects, counts.round_trips) == (0, 0)

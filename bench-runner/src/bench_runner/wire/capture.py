@@ -35,6 +35,7 @@ from pathlib import Path
 
 import psutil
 
+from bench_runner.roundtrips import earliest_answer_ns
 from bench_runner.wire import bpf, ring
 from bench_runner.wire.hello_capture import HelloCapture, HelloPacket
 from bench_runner.wire.model import WireIteration
@@ -99,7 +100,7 @@ class Segment:
     __slots__ = ("_handshakes", "_rtt_ns", "_waiting", "tally", "timeline")
 
     def __init__(self, rtt_ns: int, handshakes: HandshakeRtts) -> None:
-        self.tally = Tally()
+        self.tally = Tally(earliest_answer_ns(rtt_ns))
         self.timeline: Timeline | None = None
         self._rtt_ns = rtt_ns
         self._handshakes = handshakes
@@ -341,15 +342,16 @@ class WireCapture:
                 segments = wire_segments(
                     payload, gso_size_at(frames, vnet_header + 4)[0], frames[vnet_header + 1] != 0
                 )
+            time_ns = seconds * 1_000_000_000 + nanoseconds
             segment = self._segment
-            segment.tally.add(outgoing, flags, payload, headers, segments)
+            segment.tally.add(outgoing, flags, payload, headers, segments, time_ns)
             # The runner's port names the connection: the source going out, else the
             # destination.
             own_port = tcp if outgoing else tcp + 2
             seq, ack = TCP_NUMBERS.unpack_from(frames, tcp + 4)
             segment.add(
                 Packet(
-                    seconds * 1_000_000_000 + nanoseconds,
+                    time_ns,
                     outgoing,
                     flags,
                     payload,

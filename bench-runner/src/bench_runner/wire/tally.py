@@ -1,10 +1,10 @@
 """Counters of one iteration's packets, and the round trips they make.
 
 Only counters and the direction state live here, never a list of packets, so counting a
-1 GB transfer costs no memory. Round trips follow ``roundtrips.count_round_trips`` (the
-definition the asyncssh socket trace uses): a SYN the runner sends is a connect; a packet
-carrying payload is a send (runner to target) or a receive (target to runner); pure ACKs,
-FINs and RSTs without payload are not events.
+1 GB transfer costs no memory. Round trips follow ``roundtrips.RoundTripCounter`` (the
+definition the asyncssh socket trace uses), on the kernel's stamps: a SYN the runner sends is
+a connect; a packet carrying payload is a send (runner to target) or a receive (target to
+runner); pure ACKs, FINs and RSTs without payload are not events.
 """
 
 from bench_runner.roundtrips import Event, RoundTripCounter
@@ -26,20 +26,28 @@ class Tally:
         "segments_known",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, answer_after_ns: int = 0) -> None:
+        """``answer_after_ns``: ``roundtrips.earliest_answer_ns`` of the verified RTT."""
         self.packets = [0, 0]
         self.segments = [0, 0]
         self.payload = [0, 0]
         self.ip_bytes = [0, 0]
         self.connects = 0
-        self.round_trips = RoundTripCounter()
+        self.round_trips = RoundTripCounter(answer_after_ns)
         self.segments_known = True
 
     def add(
-        self, outgoing: bool, tcp_flags: int, payload: int, headers: int, segments: int | None
+        self,
+        outgoing: bool,
+        tcp_flags: int,
+        payload: int,
+        headers: int,
+        segments: int | None,
+        time_ns: int = 0,
     ) -> None:
         """One packet as the socket saw it: ``payload`` TCP payload bytes, ``headers`` IP
-        + TCP header bytes, ``segments`` wire segments it stands for (None: unknown)."""
+        + TCP header bytes, ``segments`` wire segments it stands for (None: unknown),
+        ``time_ns`` the kernel's stamp."""
         direction = OUT if outgoing else IN
         if segments is None:
             self.segments_known = False
@@ -50,9 +58,9 @@ class Tally:
         self.ip_bytes[direction] += payload + segments * headers
         if outgoing and tcp_flags & TCP_SYN and not tcp_flags & TCP_ACK:
             self.connects += 1
-            self.round_trips.feed(Event.CONNECT)
+            self.round_trips.feed(Event.CONNECT, time_ns)
         elif payload:
-            self.round_trips.feed(Event.SEND if outgoing else Event.RECV)
+            self.round_trips.feed(Event.SEND if outgoing else Event.RECV, time_ns)
 
     def result(self) -> WireIteration:
         known = self.segments_known

@@ -5,11 +5,15 @@ by the kernel. The iteration's span is cut at each packet that moves the exchang
 a SYN or FIN, the ACK that completes a handshake: its *events*) and every piece between two
 events goes to one part:
 
-- **network**: the runner sent and waits for the device (an event out, then one in): one
-  verified RTT of that wait is the round trip the protocol needs;
+- **network**: the runner sent and waits for the device, from its earliest event out still
+  waiting to the answer (the first event in a round trip after it, as
+  ``roundtrips.RoundTripCounter`` counts them): one verified RTT of that wait is the round
+  trip the protocol needs. An event in sooner than that (OpenSSH 10's sshd sends its KEXINIT
+  and its hostkeys message on its own, a few ms after what came before) was sent before the
+  request reached the device: the wait goes on through it, and still holds one RTT;
 - **device**: the rest of such a wait (the device working on the request; the gap at the
-  runner less the RTT), and the gaps between the device's own successive events (it is
-  still working, or still sending);
+  runner less the RTT), and the gaps between the device's own successive events once it has
+  answered (it is still working, or still sending);
 - **client**: from an answer's arrival to the runner's next send, between the runner's own
   successive sends, and before the first event and after the last (the client library);
 - **TCP stall**: a side had data but TCP held it until an ACK came. Seen from the runner:
@@ -42,6 +46,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from bench_runner.influx_schema import IterationField, SummaryField, time_field, time_p50_field
+from bench_runner.roundtrips import earliest_answer_ns
 from bench_runner.stats import percentile
 
 SYN, FIN, RST, ACK = 0x02, 0x01, 0x04, 0x10
@@ -152,6 +157,7 @@ class Timeline:
     or not."""
 
     __slots__ = (
+        "_answer_after_ns",
         "_awaiting_handshake_ack",
         "_client",
         "_client_stalls",
@@ -167,6 +173,8 @@ class Timeline:
         "_rtt_ns",
         "_span",
         "_stall",
+        "_wait_network",
+        "_waiting_since_ns",
     )
 
     def __init__(self, rtt_ns: int, span: Span, handshakes: HandshakeRtts | None = None) -> None:
@@ -181,6 +189,11 @@ class Timeline:
         self._last_pure_ack: dict[bool, Packet] = {}
         """Since the last event: the latest pure ACK each way (keyed by ``outgoing``)."""
         self._awaiting_handshake_ack: set[int] = set()
+        self._answer_after_ns = earliest_answer_ns(rtt_ns)
+        self._waiting_since_ns: int | None = None
+        """The stamp of the earliest event out still waiting for its answer."""
+        self._wait_network = 0
+        """The network counted in that wait so far (at most one RTT)."""
         self._network = self._device = self._client = self._stall = 0
         self._device_stalls = self._client_stalls = 0
 
@@ -196,6 +209,8 @@ class Timeline:
             self._first_ns = packet.time_ns
         else:
             self._account(self._last, packet)
+        if packet.outgoing and self._waiting_since_ns is None:
+            self._waiting_since_ns = packet.time_ns
         self._last = packet
         self._reached_ns = max(self._reached_ns, packet.time_ns)
         self._last_pure_ack.clear()
@@ -213,23 +228,29 @@ class Timeline:
 
     def _account(self, previous: Packet, event: Packet) -> None:
         gap = max(event.time_ns - self._reached_ns, 0)
-        if previous.outgoing and not event.outgoing:
-            round_trip = min(gap, self._rtt_ns)
-            self._network += round_trip
-            self._device += gap - round_trip
-        elif not previous.outgoing and event.outgoing:
-            self._client += gap
-        elif not event.outgoing:
-            if self._held_by_device(previous, event, gap):
+        if event.outgoing:
+            if previous.outgoing and self._held_by_client(previous, event, gap):
                 self._stall += gap
-                self._device_stalls += 1
+                self._client_stalls += 1
             else:
-                self._device += gap
-        elif self._held_by_client(previous, event, gap):
+                self._client += gap
+            return
+        if not previous.outgoing and self._held_by_device(previous, event, gap):
             self._stall += gap
-            self._client_stalls += 1
+            self._device_stalls += 1
+        elif self._waiting_since_ns is not None:
+            round_trip = min(gap, self._rtt_ns - self._wait_network)
+            self._network += round_trip
+            self._wait_network += round_trip
+            self._device += gap - round_trip
         else:
-            self._client += gap
+            self._device += gap
+        if (
+            self._waiting_since_ns is not None
+            and event.time_ns - self._waiting_since_ns >= self._answer_after_ns
+        ):
+            self._waiting_since_ns = None
+            self._wait_network = 0
 
     def _covering_ack(self, previous: Packet, outgoing: bool) -> Packet | None:
         """The latest pure ACK sent the ``outgoing`` way since ``previous`` that covers it
