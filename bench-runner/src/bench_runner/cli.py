@@ -29,6 +29,7 @@ from bench_runner.console import (
     report_table,
     runs_table,
 )
+from bench_runner.crypto_sweep import NotACryptoSweepError, sweep_markdown
 from bench_runner.fleet import FleetError, fetch_fleet, inventory_yaml
 from bench_runner.html_report import ReportFiles, build_comparison, build_report
 from bench_runner.html_report import runs as report_runs
@@ -539,6 +540,40 @@ def reproduce_tables(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(comparison_markdown(experiments, runs, command, made_at), encoding="utf-8")
     console.print(f"comparison of {len(runs)} run(s) written to {path}")
+
+
+@app.command(name="crypto-table")
+def crypto_table(
+    run_ids: Annotated[
+        list[str],
+        typer.Argument(
+            help="run ids or run id prefixes under $RESULTS_DIR of the crypto sweep's steps "
+            "(make crypto-sweep names them crypto-<UTC time>-<step>); the step that ran "
+            "first is the reference"
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(help="default: $RESULTS_DIR/<first RUN_ID>/crypto.md"),
+    ] = None,
+) -> None:
+    """The crypto sweep's tables: per SSH key exchange and TLS group held on the device, what
+    each client negotiated (or why it could not), its round trips, bytes and CPU per
+    connection, its p50 per profile, and the change against the first step."""
+    results_dir = Settings().results_dir
+    runs = load_documents(results_dir, run_ids)
+    if not runs:
+        raise _fail(f"no results.json for {', '.join(run_ids)}", EXIT_USAGE)
+    command = "bench-runner crypto-table " + " ".join(run_ids)
+    made_at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    try:
+        markdown = sweep_markdown(runs, command, made_at)
+    except NotACryptoSweepError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from exc
+    path = output or results_dir / run_ids[0] / "crypto.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(markdown, encoding="utf-8")
+    console.print(f"crypto sweep of {len(runs)} run(s) written to {path}")
 
 
 @app.command(name="nightly")

@@ -35,6 +35,7 @@ BUILTIN_PLANS = (
     "nightly",
     "netconf-sweep",
     "latency-sweep",
+    "crypto-sweep",
     "reproduce-clibench",
     "reproduce-netconf",
     "reproduce-tunnel",
