@@ -10,8 +10,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-import asyncssh
-import httpx
 
 from bench_runner.alpn import AlpnReportingSession
 from bench_runner.modes import Mode, Session, Target
@@ -32,7 +30,12 @@ from bench_runner.wire.model import WireCounts, summarize_wire
 from bench_runner.wire.timeline import Span, summarize_splits
 
 # Failures of the transport itself; anything else is a bug in the runner and should crash.
-TRANSPORT_ERRORS = (IterationError, TimeoutError, asyncssh.Error, httpx.HTTPError, OSError)
+SESSION_ERRORS = (Exception,)
+"""What fails an iteration (or a kept session) instead of the run: the runner's own
+IterationError and timeouts, and whatever a client library raises, whose error types the
+runner does not know (paramiko's IncompatiblePeer when the device offers no key exchange it
+implements, ssh2-python's, scrapli's, requests'). The failure is recorded with the error's type
+and message, and never makes a number; cancellation and interrupts still stop the run."""
 # A probe that fails the RTT gate is repeated after a pause, so a moment of CPU contention on
 # the lab host does not discard a mode; a delay that is really off fails every attempt.
 RTT_PROBE_ATTEMPTS = 3
@@ -247,7 +250,7 @@ async def measure(
                 if watch is not None:
                     await watch.confirm(recover=False)
             resources = monitor.usage
-    except TRANSPORT_ERRORS as exc:
+    except SESSION_ERRORS as exc:
         # Opening or closing the kept session failed; iterations already run stay recorded.
         errors.append(f"session: {describe_failure(exc, plan.iteration_timeout_s)}")
     finally:
@@ -371,7 +374,7 @@ async def run_iteration(
     try:
         async with asyncio.timeout(timeout_s):
             outputs = await session.run_iteration(commands)
-    except TRANSPORT_ERRORS as exc:
+    except SESSION_ERRORS as exc:
         ended_ns = time.time_ns()
         wall_ns = time.perf_counter_ns() - start
         timing = reported_timing(session, Timing(wall_ns, started_ns, ended_ns))

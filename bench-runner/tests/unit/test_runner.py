@@ -79,6 +79,21 @@ def test_transport_errors_are_recorded_not_raised() -> None:
     assert error == "show clock: HTTP 401: "
 
 
+class IncompatiblePeerError(Exception):
+    """Stands for a client library's own error type (paramiko's IncompatiblePeer when the
+    device offers no key exchange it implements), which the runner does not know."""
+
+
+def test_a_client_librarys_own_error_fails_the_iteration_not_the_run() -> None:
+    _, error = run(ScriptedSession(error=IncompatiblePeerError("no acceptable kex algorithm")))
+    assert error == "IncompatiblePeerError: no acceptable kex algorithm"
+
+
+def test_cancellation_still_stops_the_run() -> None:
+    with pytest.raises(asyncio.CancelledError):
+        run(ScriptedSession(error=asyncio.CancelledError()))
+
+
 def test_timeout_is_a_failure() -> None:
     wall_ms, error = run(ScriptedSession(["x", "y"], delay_s=1.0), timeout_s=0.05)
     assert error == "timed out after 0.05 s"
