@@ -10,7 +10,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-
 from bench_runner.alpn import AlpnReportingSession
 from bench_runner.modes import Mode, Session, Target
 from bench_runner.modes.base import SelfTimedSession
