@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, get_args, get_type_hints
+from typing import Annotated, Any, get_args, get_type_hints
 
 import httpx
 import typer
@@ -529,17 +529,15 @@ def reproduce_tables(
     """Tables of the lab's figures beside the published ones of the benchmarks it reproduces
     (clibench, five SSH libraries, NETCONF clients, ssh-auto-forward): speedups and whether
     the ranking holds."""
-    results_dir = Settings().results_dir
-    runs = load_documents(results_dir, run_ids)
-    if not runs:
-        raise _fail(f"no results.json for {', '.join(run_ids)}", EXIT_USAGE)
-    command = "bench-runner reproduce-tables " + " ".join(run_ids)
-    made_at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     experiments = [load_experiment(name) for name in EXPERIMENTS]
-    path = output or results_dir / run_ids[0] / "comparison.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(comparison_markdown(experiments, runs, command, made_at), encoding="utf-8")
-    console.print(f"comparison of {len(runs)} run(s) written to {path}")
+    path, count = _write_page(
+        "reproduce-tables",
+        run_ids,
+        output,
+        "comparison.md",
+        lambda runs, command, made_at: comparison_markdown(experiments, runs, command, made_at),
+    )
+    console.print(f"comparison of {count} run(s) written to {path}")
 
 
 @app.command(name="crypto-table")
@@ -560,20 +558,34 @@ def crypto_table(
     """The crypto sweep's tables: per SSH key exchange and TLS group held on the device, what
     each client negotiated (or why it could not), its round trips, bytes and CPU per
     connection, its p50 per profile, and the change against the first step."""
+    try:
+        path, count = _write_page("crypto-table", run_ids, output, "crypto.md", sweep_markdown)
+    except NotACryptoSweepError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from exc
+    console.print(f"crypto sweep of {count} run(s) written to {path}")
+
+
+def _write_page(
+    name: str,
+    run_ids: list[str],
+    output: Path | None,
+    filename: str,
+    render: Callable[[list[dict[str, Any]], str, str], str],
+) -> tuple[Path, int]:
+    """A Markdown page of the runs ``run_ids`` name, made by ``render`` with the command
+    that asked for it and when, at ``output`` (default: ``filename`` in the first id's
+    directory); the path and how many runs it read."""
     results_dir = Settings().results_dir
     runs = load_documents(results_dir, run_ids)
     if not runs:
         raise _fail(f"no results.json for {', '.join(run_ids)}", EXIT_USAGE)
-    command = "bench-runner crypto-table " + " ".join(run_ids)
+    command = f"bench-runner {name} " + " ".join(run_ids)
     made_at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    try:
-        markdown = sweep_markdown(runs, command, made_at)
-    except NotACryptoSweepError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from exc
-    path = output or results_dir / run_ids[0] / "crypto.md"
+    page = render(runs, command, made_at)
+    path = output or results_dir / run_ids[0] / filename
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(markdown, encoding="utf-8")
-    console.print(f"crypto sweep of {len(runs)} run(s) written to {path}")
+    path.write_text(page, encoding="utf-8")
+    return path, len(runs)
 
 
 @app.command(name="nightly")

@@ -1,9 +1,13 @@
 """The crypto sweep's tables on scripted results documents."""
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from bench_runner.cli import app
 from bench_runner.crypto_sweep import (
     NotACryptoSweepError,
     Step,
@@ -61,6 +65,8 @@ def _entry(
 def _run(run_id: str, kex: str, group: str, profile: str, modes: list[dict[str, Any]]) -> Any:
     return {
         "run_id": run_id,
+        "started_at": "2026-11-27T13:00:00+00:00",
+        "finished_at": "2026-11-27T13:01:00+00:00",
         "plan": "crypto-sweep",
         "lab": {"commit": "abc123"},
         "profile": {"name": profile, "engine": "nfq"},
@@ -198,3 +204,28 @@ def test_the_page_has_every_series_and_says_how_it_was_made() -> None:
     # the same p50 is within noise.
     tls_cost = next(line for line in page.splitlines() if "httpx" in line and "noise" in line)
     assert "| +1 |" in tls_cost
+
+
+def test_crypto_table_command_writes_the_page_and_refuses_what_is_not_a_sweep(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEVICE_USERNAME", "labops")
+    monkeypatch.setenv("DEVICE_PASSWORD", "Secret123x")
+    monkeypatch.setenv("RESULTS_DIR", str(tmp_path))
+    runs = _sweep()
+    runs[1]["started_at"] = runs[1]["finished_at"] = "2026-11-27T13:05:00+00:00"
+    for document in runs:
+        run_dir = tmp_path / document["run_id"]
+        run_dir.mkdir()
+        (run_dir / "results.json").write_text(json.dumps(document), encoding="utf-8")
+    result = CliRunner().invoke(app, ["crypto-table", "crypto-t"])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "crypto-t" / "crypto.md").read_text(encoding="utf-8")
+    assert "by `bench-runner crypto-table crypto-t`" in page
+    assert "Against the first step (`curve25519-sha256`)" in page
+    runs[0]["device"]["crypto"] = {}
+    (tmp_path / runs[0]["run_id"] / "results.json").write_text(json.dumps(runs[0]))
+    refused = CliRunner().invoke(app, ["crypto-table", "crypto-t"])
+    assert refused.exit_code == 2
+    assert "not a step of a crypto sweep" in refused.output
+    assert CliRunner().invoke(app, ["crypto-table", "nothing-"]).exit_code == 2
