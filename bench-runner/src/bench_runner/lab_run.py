@@ -245,6 +245,7 @@ def plan_jobs(
                     ssh_port=target.ssh_port,
                     https_port=target.https_port,
                     netconf_port=target.netconf_port,
+                    h3_port=target.h3_port,
                 ),
                 settings.device_metrics_url,
             )
@@ -259,6 +260,7 @@ def plan_jobs(
                         ssh_port=spec.ssh_port,
                         https_port=spec.https_port,
                         netconf_port=spec.netconf_port,
+                        h3_port=spec.h3_port,
                         name=spec.name,
                         platform=spec.platform,
                     ),
@@ -293,6 +295,7 @@ def _lab_target(settings: Settings) -> Target:
         ssh_port=settings.device_ssh_port,
         https_port=settings.device_https_port,
         netconf_port=settings.device_netconf_port,
+        h3_port=settings.device_h3_port,
         username=settings.device_username,
         password=settings.device_password.get_secret_value(),
     )

@@ -45,6 +45,8 @@ class TargetInfo(BaseModel):
     ssh_port: int
     https_port: int
     netconf_port: int | None = None
+    h3_port: int | None = None
+    """UDP; None before HTTP/3 was measured."""
     name: str | None = None
     platform: str | None = None
 

@@ -15,6 +15,7 @@ class Settings(BaseSettings):
     device_ssh_port: int = 22
     device_https_port: int = 443
     device_netconf_port: int = 830
+    device_h3_port: int = 443
     device_metrics_url: str = "http://device:9100"
     device_username: str | None = None
     device_password: SecretStr | None = None

@@ -38,6 +38,8 @@ class TargetSpec(BaseModel):
     ssh_port: int = Field(default=22, ge=1, le=65535)
     https_port: int = Field(default=443, ge=1, le=65535)
     netconf_port: int = Field(default=830, ge=1, le=65535)
+    h3_port: int = Field(default=443, ge=1, le=65535)
+    """UDP."""
     platform: str | None = None
     username_env: str = "DEVICE_USERNAME"
     password_env: str = "DEVICE_PASSWORD"
@@ -56,6 +58,7 @@ class TargetSpec(BaseModel):
             ssh_port=self.ssh_port,
             https_port=self.https_port,
             netconf_port=self.netconf_port,
+            h3_port=self.h3_port,
             username=os.environ[self.username_env],
             password=os.environ[self.password_env],
         )

@@ -13,6 +13,8 @@ class Transport(StrEnum):
     HTTPS = "https"
     NETCONF = "netconf"
     TUNNEL = "tunnel"
+    H3 = "h3"
+    """HTTP/3 over QUIC: the HTTPS API on the device's UDP port."""
 
 
 @dataclass(frozen=True)
@@ -25,14 +27,17 @@ class Target:
     username: str
     password: str
     netconf_port: int = 830
+    h3_port: int = 443
+    """A UDP port: HTTP/3 (QUIC) shares the HTTPS port number, as Alt-Svc advertises it."""
 
     def port(self, transport: Transport) -> int:
-        """The port a transport reaches the device on (a tunnel rides on SSH)."""
+        """The port a transport reaches the device on (a tunnel rides on SSH; HTTP/3's is UDP)."""
         ports = {
             Transport.SSH: self.ssh_port,
             Transport.HTTPS: self.https_port,
             Transport.NETCONF: self.netconf_port,
             Transport.TUNNEL: self.ssh_port,
+            Transport.H3: self.h3_port,
         }
         return ports[transport]
 

@@ -20,6 +20,7 @@ _TITLES = {
     Transport.HTTPS: "HTTPS API and RESTCONF",
     Transport.NETCONF: "NETCONF",
     Transport.TUNNEL: "SSH tunnels",
+    Transport.H3: "HTTP/3 (QUIC)",
 }
 
 
