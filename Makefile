@@ -11,6 +11,7 @@ PROFILE ?= regional
 ITERATIONS ?=
 WARMUP ?=
 MODES ?=
+CLIENTS ?=
 # `make up` starts every service; SERVICES narrows it (e.g. where the Grafana image is unavailable).
 SERVICES ?=
 # Services `make test` needs; Grafana is tested offline (its image cannot run everywhere).
@@ -90,9 +91,9 @@ purge: clean ## clean, and delete the lab's images, Go caches and build cache to
 
 ##@ Benchmarks
 
-bench: .env ## Run the benchmark: make bench PROFILE=regional [ITERATIONS=n] [WARMUP=n] [MODES=ssh/fresh-conn,...]
+bench: .env ## Run the benchmark: make bench PROFILE=regional [ITERATIONS=n] [WARMUP=n] [MODES=ssh/fresh-conn,...] [CLIENTS=floor,aioquic|all]
 	$(COMPOSE) run --rm bench-runner run --profile $(PROFILE) $(if $(ITERATIONS),--iterations $(ITERATIONS)) \
-	  $(if $(WARMUP),--warmup $(WARMUP)) $(if $(MODES),--modes $(MODES))
+	  $(if $(WARMUP),--warmup $(WARMUP)) $(if $(MODES),--modes $(MODES)) $(if $(CLIENTS),--clients $(CLIENTS))
 
 replay: .env ## Deliver what the runner spooled while InfluxDB or the Pushgateway was down
 	$(COMPOSE) run --rm bench-runner replay

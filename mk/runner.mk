@@ -18,9 +18,10 @@ docs-modes: runner-test-image ## Regenerate docs/modes.md from the mode catalog 
 	docker run --rm --entrypoint bench-runner $(RUNNER_TEST_IMAGE) modes --markdown >docs/modes.md.tmp
 	mv docs/modes.md.tmp docs/modes.md
 
-# goclient (bench-runner/goclient), the Go program the scrapligo client runs in: its gates
-# and unit tests in the Go image, the repository read-only; staticcheck is pinned by the tool
-# directive of its go.mod (the emulator's version).
+# goclient (bench-runner/goclient), the Go programs the scrapligo and quic-go clients run in:
+# two modules (h3/ is quic-go's own, so that its x/crypto does not change scrapligo's SSH),
+# their gates and unit tests in the Go image, the repository read-only; staticcheck is pinned
+# by the tool directive of each go.mod (the emulator's version).
 GOCLIENT_GO_RO = docker run --rm -v "$(CURDIR):/src:ro" -w /src/bench-runner/goclient \
 	-e GOFLAGS=-buildvcs=false -e CI \
 	-v transport-lab-gomod:/go/pkg/mod -v transport-lab-gocache:/root/.cache/go-build $(GO_IMAGE)
@@ -29,10 +30,10 @@ GOCLIENT_GO_RO = docker run --rm -v "$(CURDIR):/src:ro" -w /src/bench-runner/goc
 lint-goclient: ## gofmt -l (must list nothing), go vet and staticcheck on goclient (in the Go image)
 	$(GOCLIENT_GO_RO) sh -c 'set -e; unformatted=$$(gofmt -l .); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt -l: not formatted:"; echo "$$unformatted"; exit 1; fi; \
-	  go vet ./...; go tool staticcheck ./...'
+	  for module in . h3; do (cd $$module && go vet ./... && go tool staticcheck ./...); done'
 
 test-goclient: ## goclient's Go unit tests, race detector on (in the Go image)
-	$(GOCLIENT_GO_RO) go test -race -count=1 ./...
+	$(GOCLIENT_GO_RO) sh -c 'set -e; for module in . h3; do (cd $$module && go test -race -count=1 ./...); done'
 
 lint-runner: runner-test-image ## ruff (lint, format) on bench-runner, the e2e tests and the docs check; mypy --strict on bench-runner
 	docker run --rm -v "$(CURDIR)/tests/e2e:/e2e:ro" -v "$(CURDIR)/tests/unit/docs:/docs-check:ro" -w /app \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Entrypoint of the device container: prepares per-container secrets and
-# settings, then runs and supervises the device daemon, one sshd per crypto
-# profile in use and nginx. If any of them exits, the others are stopped and
+# settings, then runs and supervises the device daemon (which serves HTTP/3
+# on UDP 443 itself, with nginx's certificate), one sshd per crypto profile
+# in use and nginx. If any of them exits, the others are stopped and
 # the container exits non-zero, so Docker's restart policy and health status
 # reflect the failure.
 set -euo pipefail
@@ -207,9 +208,9 @@ done <<<"$sshd_configs"
 env -u DEVICE_PASSWORD nginx -c /etc/nginx/nginx.conf &
 pids+=($!)
 if (( DEVICE_FLEET_SIZE == 1 )); then
-    log "started device serve, sshd and nginx as $DEVICE_HOSTNAME ($DEVICE_PLATFORM, crypto profile ${fleet_profiles[0]})"
+    log "started device serve (HTTP/3 on UDP 443), sshd and nginx as $DEVICE_HOSTNAME ($DEVICE_PLATFORM, crypto profile ${fleet_profiles[0]})"
 else
-    log "started device serve, ${#fleet_profiles[@]} sshd and nginx as a fleet of $DEVICE_FLEET_SIZE ($DEVICE_PLATFORM):" \
+    log "started device serve (HTTP/3 on UDP 443), ${#fleet_profiles[@]} sshd and nginx as a fleet of $DEVICE_FLEET_SIZE ($DEVICE_PLATFORM):" \
         "${fleet_names[0]}..${fleet_names[-1]} on ${fleet_addresses[0]}..${fleet_addresses[-1]}," \
         "crypto profiles ${fleet_profiles[*]}"
 fi

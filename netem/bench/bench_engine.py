@@ -31,6 +31,7 @@ from typing import Any
 
 from netem_ctl.engines.detect import probe_tc
 from netem_ctl.engines.nfq import Delayer, NfqEngine
+from netem_ctl.engines.ports import Ports
 from netem_ctl.profiles import load_profiles
 from testbed import DEVICE_INTERFACE, Testbed
 
@@ -269,7 +270,9 @@ def main() -> int:
     with Testbed() as bed, tempfile.TemporaryDirectory() as run_dir:
         tc_problem = probe_tc(bed.device)
         bed.serve(BENCH_PORT)
-        engine = NfqEngine(bed.device, DEVICE_INTERFACE, (BENCH_PORT,), args.delayer, Path(run_dir))
+        # TCP only: the bench measures the TCP probes; UDP takes the same queues and delayers.
+        ports = Ports(tcp=(BENCH_PORT,), udp=())
+        engine = NfqEngine(bed.device, DEVICE_INTERFACE, ports, args.delayer, Path(run_dir))
         try:
             baseline = measure_throughput(bed, None, size, args.repeats)
             engine.apply(profiles[THROUGHPUT_PROFILE].impairment())

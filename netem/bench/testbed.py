@@ -2,9 +2,10 @@
 
 "client" 198.19.250.1 <-> "device" 198.19.250.2 (interface eth0, like the device container).
 Also runnable as a script inside a namespace (netem_ctl importable: installed, or PYTHONPATH=src):
-  python3 bench/testbed.py serve PORT...            TCP servers for the probes below
+  python3 bench/testbed.py serve PORT...            TCP and UDP servers for the probes below
   python3 bench/testbed.py probe KIND HOST PORT N   prints a JSON list of milliseconds
-                                                    ("oneway": of [toward, back] pairs)
+                                                    ("oneway", "udp-oneway": of [toward, back]
+                                                    pairs)
 "connect-spin" and "echo-spin" busy-poll instead of sleeping in the kernel: after idling through
 the delay, a sleeping probe's own wake-up (tens to hundreds of microseconds on a VM) would be
 counted as engine error.
@@ -36,6 +37,9 @@ ECHO_BYTES = 64
 PROBE_GAP_S = 0.01
 SEGMENT_SOURCE_PORT = 40000
 SEGMENT_GAP_S = 0.0001
+BURST_BYTES = 1200  # a full QUIC packet
+# Asked of the kernel, which doubles it: a fraction of a burst of 200 such datagrams fits.
+BURST_SNDBUF = 65536
 SCRIPT = str(Path(__file__).resolve())
 # netem_ctl for the processes started in the namespaces, where it is not installed (the VM).
 SRC_DIR = str(Path(__file__).resolve().parent.parent / "src")
@@ -123,7 +127,7 @@ class Testbed:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
     def serve(self, *ports: int) -> None:
-        """TCP servers in the device namespace; returns once they accept connections."""
+        """TCP and UDP servers in the device namespace; returns once they accept connections."""
         server = subprocess.Popen(
             [*self.device.prefix, sys.executable, SCRIPT, "serve", *map(str, ports)],
             env=python_env(),
@@ -133,10 +137,12 @@ class Testbed:
         server.stdout.readline()  # "ready"
         self._servers.append(server)
 
-    def one_way(self, port: int, count: int) -> list[tuple[float, float]]:
-        """Milliseconds client->device and device->client per message; both namespaces share the
-        host's monotonic clock, so the device's receive stamp splits each round trip."""
-        pairs: list[list[float]] = self._run_probe("oneway", port, count)
+    def one_way(self, port: int, count: int, protocol: str = "tcp") -> list[tuple[float, float]]:
+        """Milliseconds client->device and device->client per message (over TCP or UDP); both
+        namespaces share the host's monotonic clock, so the device's receive stamp splits each
+        round trip."""
+        kind = "oneway" if protocol == "tcp" else f"{protocol}-oneway"
+        pairs: list[list[float]] = self._run_probe(kind, port, count)
         return [(toward, back) for toward, back in pairs]
 
     def probe(self, kind: str, port: int, count: int, host: str = DEVICE_ADDR) -> list[float]:
@@ -144,11 +150,23 @@ class Testbed:
         samples: list[float] = self._run_probe(kind, port, count, host)
         return samples
 
-    def _run_probe(self, kind: str, port: int, count: int, host: str = DEVICE_ADDR) -> Any:
-        """The JSON a probe prints."""
+    def probe_from_device(self, kind: str, port: int, count: int) -> list[float]:
+        """Run a probe from the device namespace toward the client; milliseconds per sample."""
+        samples: list[float] = self._run_probe(kind, port, count, CLIENT_ADDR, self.device)
+        return samples
+
+    def _run_probe(
+        self,
+        kind: str,
+        port: int,
+        count: int,
+        host: str = DEVICE_ADDR,
+        namespace: CommandRunner | None = None,
+    ) -> Any:
+        """The JSON a probe prints; run in the client namespace unless told otherwise."""
         argv = ["probe", kind, host, str(port), str(count)]
         result = subprocess.run(
-            [*self.client.prefix, sys.executable, SCRIPT, *argv],
+            [*(namespace or self.client).prefix, sys.executable, SCRIPT, *argv],
             env=python_env(),
             capture_output=True,
             text=True,
@@ -198,9 +216,24 @@ class _Server(socketserver.ThreadingTCPServer):
     daemon_threads = True
 
 
+class _StampHandler(socketserver.BaseRequestHandler):
+    """UDP: answers each datagram with its first 8 bytes (the sender's sequence number) and our
+    monotonic clock at receipt."""
+
+    def handle(self) -> None:
+        received = time.monotonic_ns()
+        data, sock = self.request
+        sock.sendto(data[:8] + struct.pack("!q", received), self.client_address)
+
+
 def serve(ports: list[int]) -> None:
+    servers: list[socketserver.BaseServer] = []
     for port in ports:
-        server = _Server(("0.0.0.0", port), _ProbeHandler)
+        servers += [
+            _Server(("0.0.0.0", port), _ProbeHandler),
+            socketserver.UDPServer(("0.0.0.0", port), _StampHandler),
+        ]
+    for server in servers:
         threading.Thread(target=server.serve_forever, daemon=True).start()
     print("ready", flush=True)
     threading.Event().wait()
@@ -215,12 +248,18 @@ def probe(kind: str, host: str, port: int, count: int) -> list[float] | list[lis
         return _echo_times(host, port, count, spin=kind.endswith("-spin"))
     if kind == "oneway":
         return _one_way_times(host, port, count)
+    if kind == "udp-oneway":
+        return _udp_one_way_times(host, port, count)
     if kind == "download":
         return [_transfer_time(host, port, f"send {count}\n", count)]
     if kind == "upload":
         return [_transfer_time(host, port, f"recv {count}\n", count)]
     if kind == "segments":
         return [_segments_time(host, port, count)]
+    if kind == "datagrams":
+        return [_datagrams_time(host, port, count)]
+    if kind == "udp-burst":
+        return [_udp_burst_time(host, port, count)]
     raise ValueError(f"unknown probe {kind!r}")
 
 
@@ -296,6 +335,50 @@ def _one_way_times(host: str, port: int, count: int) -> list[list[float]]:
             samples.append([(received - sent) / 1e6, (back - received) / 1e6])
             time.sleep(PROBE_GAP_S)
     return samples
+
+
+def _udp_one_way_times(host: str, port: int, count: int) -> list[list[float]]:
+    """As `oneway`, one UDP datagram each way per sample; a reply to an earlier datagram (late
+    past its timeout) is skipped by its sequence number."""
+    samples = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.settimeout(30)
+        sock.connect((host, port))
+        for sequence in range(count):
+            message = struct.pack("!q", sequence).ljust(ECHO_BYTES, b"u")
+            sent = time.monotonic_ns()
+            sock.send(message)
+            while True:
+                answered, received = struct.unpack("!qq", sock.recv(16))
+                if answered == sequence:
+                    break
+            back = time.monotonic_ns()
+            samples.append([(received - sent) / 1e6, (back - received) / 1e6])
+            time.sleep(PROBE_GAP_S)
+    return samples
+
+
+def _datagrams_time(host: str, port: int, count: int) -> float:
+    """`count` UDP datagrams of ECHO_BYTES, one packet each; the answers are not read."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        start = time.perf_counter()
+        for _ in range(count):
+            sock.sendto(b"d" * ECHO_BYTES, (host, port))
+            time.sleep(SEGMENT_GAP_S)
+        return (time.perf_counter() - start) * 1000
+
+
+def _udp_burst_time(host: str, port: int, count: int) -> float:
+    """Milliseconds to hand `count` datagrams of BURST_BYTES, sent from UDP `port` to the same
+    port on `host`, to a socket whose send buffer holds only a fraction of them: a sender whose
+    datagrams stay charged to the buffer while they are held somewhere waits for them to leave."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, BURST_SNDBUF)
+        sock.bind(("0.0.0.0", port))
+        start = time.perf_counter()
+        for _ in range(count):
+            sock.sendto(b"b" * BURST_BYTES, (host, port))
+        return (time.perf_counter() - start) * 1000
 
 
 def _segments_time(host: str, port: int, count: int) -> float:

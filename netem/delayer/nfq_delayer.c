@@ -6,7 +6,9 @@
  * and then accepted; packets are dropped with probability `loss` or when more
  * than `limit` are held. Only a packet's id and first bytes cross into user
  * space, so the per-packet cost is two small netlink messages, fewer when the
- * packets due at once are accepted with one batch verdict.
+ * packets due at once are accepted with one batch verdict. Protocol-agnostic:
+ * only the IPv4 total length is read (for the rate), so TCP and UDP (QUIC)
+ * are held alike.
  *
  * Parameters live in a key=value file, read at start and again on SIGHUP, so
  * the controller changes the profile without losing held packets. Counters and
@@ -40,7 +42,7 @@
 
 #include <libnetfilter_queue/libnetfilter_queue.h>
 
-#define COPY_RANGE 128          /* IPv4 + TCP headers; the payload stays in the kernel */
+#define COPY_RANGE 128          /* IPv4 + TCP/UDP headers; the payload stays in the kernel */
 #define QUEUE_MAXLEN 65536      /* kernel-side backlog before it drops */
 #define SOCKET_RCVBUF (16 << 20)
 #define STATS_INTERVAL_S 1

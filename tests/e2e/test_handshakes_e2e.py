@@ -19,6 +19,7 @@ from bench_runner.modes.catalog import FLOOR_CLIENTS, LIBRARIES
 from conftest import RESULTS_DIR, BenchRun, influx_query
 
 SSH_TRANSPORTS = {"ssh", "netconf", "tunnel"}
+QUIC_TRANSPORTS = {"h3"}
 SSH_NEGOTIATED = (
     "ssh_kex",
     "ssh_host_key",
@@ -36,8 +37,11 @@ TLS_PARAMETERS = {
     "tls_resumed",
     "tls_hello_retry",
 }
-ALPN_REPORTED_BY = {"httpx", "requests"}
-"""They offer http/1.1 and report what nginx selected; python-ssl offers nothing."""
+QUIC_PARAMETERS = {*TLS_PARAMETERS, "tls_early_data"}
+ALPN_REPORTED_BY = {"httpx", "requests", "quic-go", "aioquic"}
+"""httpx and requests offer http/1.1 and report what nginx selected, the HTTP/3 libraries what
+the device's QUIC server selected; python-ssl offers nothing, curl offers only h3 (which a QUIC
+handshake cannot complete without)."""
 IDENTIFICATION_PREFIX = "SSH-2.0-"
 SSHD_SOFTWARE_CHARS = 100
 """sshd logs the client's software version cut to 100 characters."""
@@ -65,7 +69,9 @@ def test_every_client_records_what_each_connection_negotiated(smoke_run: BenchRu
         assert handshakes["capture_drops"] == 0, key
         ssh = mode["transport"] in SSH_TRANSPORTS
         parameters = handshakes["parameters"]
-        assert set(parameters) == (SSH_PARAMETERS if ssh else TLS_PARAMETERS), key
+        quic = mode["transport"] in QUIC_TRANSPORTS
+        expected = SSH_PARAMETERS if ssh else QUIC_PARAMETERS if quic else TLS_PARAMETERS
+        assert set(parameters) == expected, key
         for name, parameter in parameters.items():
             # The library reports ALPN for the same connections the wire saw.
             assert sum(parameter["values"].values()) == handshakes["connections"], (key, name)
@@ -81,16 +87,25 @@ def _check_tls(mode: dict[str, Any]) -> None:
     parameters = mode["handshakes"]["parameters"]
     connections = mode["handshakes"]["connections"]
     alpn = parameters["tls_alpn"]
+    quic = mode["transport"] in QUIC_TRANSPORTS
     if mode["client"] in ALPN_REPORTED_BY:
-        assert (alpn["values"], alpn["source"]) == ({"http/1.1": connections}, "library"), key
+        selected = "h3" if quic else "http/1.1"
+        assert (alpn["values"], alpn["source"]) == ({selected: connections}, "library"), key
+    elif quic:  # offered h3 alone: no QUIC handshake completes without it
+        assert (alpn["values"], alpn["source"]) == ({"h3": connections}, "wire"), key
     else:
         assert (alpn["values"], alpn["source"]) == ({"not offered": connections}, "wire"), key
     assert parameters["tls_version"]["values"] == {"TLSv1.3": connections}, key
-    if mode["mode"] == "https/tls-resume":
+    if mode["mode"] in ("https/tls-resume", "h3/resumed", "h3/0rtt"):
         # The first ticket's full handshake, then every connection resumes it.
         assert parameters["tls_resumed"]["values"] == {"false": 1, "true": connections - 1}
     else:
         assert parameters["tls_resumed"]["values"] == {"false": connections}, key
+    if mode["mode"] == "h3/0rtt":
+        # Every resumed connection sends its request as 0-RTT early data.
+        assert parameters["tls_early_data"]["values"] == {"not sent": 1, "sent": connections - 1}
+    elif quic:
+        assert parameters["tls_early_data"]["values"] == {"not sent": connections}, key
 
 
 def test_the_csv_and_influxdb_carry_them(smoke_run: BenchRun) -> None:

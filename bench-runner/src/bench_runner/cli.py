@@ -177,9 +177,10 @@ def run(
     clients: Annotated[
         str | None,
         typer.Option(
-            help="comma-separated clients: 'floor' (asyncssh, httpx, python-ssl), 'all', or "
-            "library names (paramiko, openssh, netmiko, scrapli, requests, ncclient, "
-            "scrapli-netconf); " + _default(",".join(DEFAULTS.client_names()))
+            help="comma-separated clients: 'floor' (asyncssh, httpx, python-ssl, quic-go), "
+            "'all', or library names (paramiko, openssh, netmiko, scrapli, requests, ncclient, "
+            "scrapli-netconf, aioquic, curl, ...; docs/modes.md lists them); "
+            + _default(",".join(DEFAULTS.client_names()))
         ),
         PlanField("clients", ","),
     ] = None,

@@ -79,6 +79,9 @@ class Tag:
     """``true`` for a resumed session (a pre-shared key accepted), else ``false``."""
     TLS_HELLO_RETRY = "tls_hello_retry"
     """``true`` when the server asked for another key share (HelloRetryRequest)."""
+    TLS_EARLY_DATA = "tls_early_data"
+    """QUIC only: ``sent`` when the client sent 0-RTT packets (early data) on the
+    connection, else ``not sent``; whether the server accepted them it does not say."""
 
 
 RUN_TAGS = (Tag.RUN_ID, Tag.SWEEP, Tag.PROFILE, Tag.ENGINE)
@@ -102,7 +105,9 @@ TLS_HANDSHAKE_TAGS = (
     Tag.TLS_RESUMED,
     Tag.TLS_HELLO_RETRY,
 )
-HANDSHAKE_TAGS = SSH_HANDSHAKE_TAGS + TLS_HANDSHAKE_TAGS
+QUIC_HANDSHAKE_TAGS = (Tag.TLS_EARLY_DATA,)
+"""What a QUIC connection's handshake adds to TLS's."""
+HANDSHAKE_TAGS = SSH_HANDSHAKE_TAGS + TLS_HANDSHAKE_TAGS + QUIC_HANDSHAKE_TAGS
 """What the connections of a ``mode_summary`` point's mode negotiated (SCHEMA.md,
 ``modes[].handshakes``): the value, or the values joined by ``HANDSHAKE_VALUE_SEPARATOR``
 (sorted) when its connections negotiated different ones; absent for the protocol the mode

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 from bench_runner.alpn import AlpnReportingSession
 from bench_runner.modes import Mode, Session, Target
-from bench_runner.modes.base import SelfTimedSession
+from bench_runner.modes.base import SelfTimedSession, Transport
 from bench_runner.phases import PhasedSession, summarize_phases
 from bench_runner.profile_guard import ProfileGuard
 from bench_runner.profile_watch import ProfileWatch
@@ -22,10 +22,12 @@ from bench_runner.roundtrips import RoundTrips, TracedSession, earliest_answer_n
 from bench_runner.rtt_probe import RttCheck, RttProbe, check_rtt, probe_rtt
 from bench_runner.stats import percentile, summarize
 from bench_runner.validation import IterationError, validate_output
+from bench_runner.wire.bpf import Protocol
 from bench_runner.wire.capture import Segment, WireCapture, open_capture
 from bench_runner.wire.handshake_model import Handshakes, summarize_handshakes, unavailable
 from bench_runner.wire.handshakes import decode
 from bench_runner.wire.model import WireCounts, summarize_wire
+from bench_runner.wire.quic_handshakes import decode_quic
 from bench_runner.wire.timeline import Span, summarize_splits
 
 # Failures of the transport itself; anything else is a bug in the runner and should crash.
@@ -79,13 +81,16 @@ async def run_mode(
     the profile was not in effect are excluded."""
     plan = plan.for_mode(mode)
     started_at = datetime.now(UTC)
-    gate = await verify_rtt(target, mode.port(target), plan, configured_rtt_ms)
+    quic_port = wire_protocol(mode) is Protocol.UDP
+    gate = await verify_rtt(target, mode.port(target), plan, configured_rtt_ms, quic_port=quic_port)
     measurement = None
     if gate.passed:
         assert gate.verified_rtt_ms is not None  # a passed gate has verified it
 
         async def reverify() -> str | None:
-            again = await verify_rtt(target, mode.port(target), plan, configured_rtt_ms)
+            again = await verify_rtt(
+                target, mode.port(target), plan, configured_rtt_ms, quic_port=quic_port
+            )
             return again.error
 
         measurement = await measure(
@@ -122,9 +127,10 @@ class RttVerification:
 
 
 async def verify_rtt(
-    target: Target, port: int, plan: RunPlan, configured_rtt_ms: float
+    target: Target, port: int, plan: RunPlan, configured_rtt_ms: float, *, quic_port: bool = False
 ) -> RttVerification:
-    """Probe the mode's port until the RTT matches the profile, up to RTT_PROBE_ATTEMPTS."""
+    """Probe the mode's port until the RTT matches the profile, up to RTT_PROBE_ATTEMPTS
+    (a ``quic_port`` with QUIC Version Negotiation exchanges, else with TCP connects)."""
     verified_rtt_ms = None
     probe = None
     check = None
@@ -133,7 +139,7 @@ async def verify_rtt(
             await asyncio.sleep(RTT_REPROBE_PAUSE_S)
         try:
             verified_rtt_ms, probe = await probe_rtt(
-                target.host, port, reference_port=plan.reference_port
+                target.host, port, reference_port=plan.reference_port, quic_port=quic_port
             )
         except (OSError, TimeoutError) as exc:
             return RttVerification(
@@ -193,7 +199,10 @@ async def measure(
     # In the worker thread: a fleet mode asks the device for its fleet's addresses.
     capture, wire_reason = await asyncio.to_thread(
         lambda: open_capture(
-            wire_hosts(mode, target), mode.wire_ports(target), int(verified_rtt_ms * 1e6)
+            wire_hosts(mode, target),
+            mode.wire_ports(target),
+            int(verified_rtt_ms * 1e6),
+            wire_protocol(mode),
         )
     )
     wire_segments: list[int] = []  # per record: its segment of the capture
@@ -411,6 +420,11 @@ def describe_failure(exc: BaseException, timeout_s: float) -> str:
 # --- wire ---------------------------------------------------------------------------------
 
 
+def wire_protocol(mode: Mode) -> Protocol:
+    """What the mode's traffic travels on: UDP for HTTP/3 (QUIC), TCP for the rest."""
+    return Protocol.UDP if mode.transport is Transport.H3 else Protocol.TCP
+
+
 def wire_hosts(mode: Mode, target: Target) -> tuple[str, ...]:
     """The hosts the capture watches: the mode's (every device of a fleet mode), or the
     target alone when the mode cannot name them (its session then fails with the reason)."""
@@ -438,17 +452,9 @@ def wire_counts(
             filter=capture.filter if capture else None,
         )
     counted = [record.wire for record in succeeded if record.wire is not None]
-    caveat = (
-        None
-        if capture.segments_known
-        else (
-            "this kernel does not report GSO segment sizes to packet sockets: segments and "
-            "ip_bytes are null, packets are the aggregates the socket saw"
-        )
-    )
     return WireCounts(
         available=True,
-        reason=caveat,
+        reason=capture.segments_caveat(),
         interface=capture.interface,
         filter=capture.filter,
         per_iteration=counted,
@@ -460,9 +466,11 @@ def wire_counts(
 def read_handshakes(
     capture: WireCapture, alpn: Counter[str | None] | None, client: str
 ) -> Handshakes:
-    """What every connection of the mode negotiated, from the capture's hello packets and
-    the ALPN protocols the client library reported (None: it reports none)."""
+    """What every connection of the mode negotiated, from the capture's hello packets (TLS
+    in QUIC's Initial packets for a UDP capture) and the ALPN protocols the client library
+    reported (None: it reports none)."""
     packets, drops = capture.hellos()
     if packets is None:
         return unavailable(capture.hello_error or capture.error)
-    return summarize_handshakes(decode(packets), alpn, client, drops)
+    decoded = decode_quic(packets) if capture.protocol is Protocol.UDP else decode(packets)
+    return summarize_handshakes(decoded, alpn, client, drops)

@@ -5,7 +5,7 @@ import pytest
 
 from bench_runner.wire import bpf
 from bpf_interpreter import Packet, run
-from wire_packets import ETHERNET, ipv4_tcp, ipv6_tcp
+from wire_packets import ETHERNET, ipv4_tcp, ipv4_udp, ipv6_tcp, ipv6_udp
 
 TARGET = "198.18.101.3"
 RUNNER = "198.18.101.9"
@@ -168,3 +168,64 @@ def test_hello_filter_keeps_only_the_modes_connections() -> None:
     frame = ETHERNET + ipv4_tcp("127.0.0.1", "127.0.0.1", 40000, 22, payload=KEXINIT_START)
     assert accepts(loopback, Packet(frame))
     assert not accepts(loopback, Packet(frame, pkttype=bpf.PACKET_OUTGOING))
+
+
+QUIC_INITIAL_START = bytes.fromhex("c00000000108") + bytes(8)
+"""A QUIC long header: Initial, version 1, an 8-byte destination connection ID."""
+QUIC_SHORT_HEADER = bytes.fromhex("4f") + bytes(40)
+
+
+def test_udp_filter_keeps_both_directions_of_the_modes_ports() -> None:
+    program = bpf.udp_filter(TARGET, (443,))
+    assert accepts(program, Packet(ETHERNET + ipv4_udp(RUNNER, TARGET, 40000, 443)))
+    assert run(program, Packet(ETHERNET + ipv4_udp(TARGET, RUNNER, 443, 40000))) == bpf.SNAPLEN
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        ETHERNET + ipv4_tcp(RUNNER, TARGET, 40000, 443),  # the HTTPS port's TCP
+        ETHERNET + ipv4_udp(RUNNER, TARGET, 40000, 53),  # another port of the target
+        ETHERNET + ipv4_udp(RUNNER, OTHER, 40000, 443),  # another host
+        ETHERNET + ipv4_udp(RUNNER, TARGET, 443, 40000),  # our port 443, not its
+        ETHERNET + ipv4_udp(RUNNER, TARGET, 40000, 443, fragment_offset=185),
+    ],
+    ids=["tcp", "other-port", "other-host", "own-port", "fragment"],
+)
+def test_udp_filter_drops_everything_else(frame: bytes) -> None:
+    assert not accepts(bpf.udp_filter(TARGET, (443,)), Packet(frame))
+
+
+def test_tcp_filter_drops_the_udp_port() -> None:
+    frame = ETHERNET + ipv4_udp(RUNNER, TARGET, 40000, 443)
+    assert not accepts(bpf.tcp_filter(TARGET, (443,)), Packet(frame))
+
+
+def test_udp_filter_on_ipv6_and_loopback() -> None:
+    target, runner = "2001:db8::3", "2001:db8::9"
+    v6 = bpf.udp_filter(target, (443,))
+    frame = ETHERNET[:12] + b"\x86\xdd" + ipv6_udp(runner, target, 40000, 443)
+    assert accepts(v6, Packet(frame, protocol=bpf.ETH_P_IPV6))
+    assert not accepts(v6, Packet(ETHERNET + ipv6_tcp(runner, target, 40000, 443), bpf.ETH_P_IPV6))
+    loopback = bpf.udp_filter("127.0.0.1", (443,), skip_outgoing=True)
+    frame = ETHERNET + ipv4_udp("127.0.0.1", "127.0.0.1", 40000, 443)
+    assert accepts(loopback, Packet(frame))
+    assert not accepts(loopback, Packet(frame, pkttype=bpf.PACKET_OUTGOING))
+
+
+def test_describe_names_the_protocol() -> None:
+    assert bpf.describe(TARGET, (443,), bpf.Protocol.UDP) == f"udp and host {TARGET} and (port 443)"
+
+
+def test_quic_hello_filter_keeps_the_long_headers_whole() -> None:
+    program = bpf.quic_hello_filter(TARGET, (443,))
+    for frame in (
+        ETHERNET + ipv4_udp(RUNNER, TARGET, 40000, 443, payload=QUIC_INITIAL_START),
+        ETHERNET + ipv4_udp(TARGET, RUNNER, 443, 40000, payload=QUIC_INITIAL_START),
+    ):
+        assert run(program, Packet(frame)) == bpf.HELLO_SNAPLEN
+    for payload in (QUIC_SHORT_HEADER, b""):
+        frame = ETHERNET + ipv4_udp(RUNNER, TARGET, 40000, 443, payload=payload)
+        assert not accepts(program, Packet(frame))
+    tcp = ETHERNET + ipv4_tcp(RUNNER, TARGET, 40000, 443, payload=QUIC_INITIAL_START)
+    assert not accepts(program, Packet(tcp))

@@ -91,6 +91,13 @@ def test_shapes_compare_fresh_and_batch_modes_like_for_like() -> None:
     assert ("ssh/batch-exec", 0, 5) in shapes
     assert ("https/batch-post", 0, 5) in shapes
     assert ("https/bulk", 0, None) in shapes
+    # HTTP/3 as HTTPS: a connection per command when fresh, resumed or 0-RTT; none when kept.
+    assert ("h3/fresh-conn", 5, 1) in shapes
+    assert ("h3/resumed", 5, 1) in shapes
+    assert ("h3/0rtt", 5, 1) in shapes
+    assert ("h3/keep-alive", 0, 1) in shapes
+    assert ("h3/batch-post", 0, 5) in shapes
+    assert ("h3/multi-cmd", 0, 1) in shapes
 
 
 def test_the_modes_page_is_what_the_catalog_generates() -> None:

@@ -1,11 +1,10 @@
-"""The Go client adapter (modes/clients/scrapligo.py): the program's lines, their validation, the
-process protocol against a fake goclient, and where scrapligo is not applicable."""
+"""The Go client adapter (modes/clients/scrapligo.py, on goclient_process.py): the program's
+lines, their validation, the process protocol against a fake goclient, and where scrapligo is
+not applicable."""
 
 import asyncio
 import json
 import os
-import stat
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,21 +13,21 @@ import pytest
 from bench_runner.modes import Mode, select_modes
 from bench_runner.modes.base import Target
 from bench_runner.modes.catalog import CLIENT_SCOPE
-from bench_runner.modes.clients.scrapligo import (
-    GOCLIENT_ENV,
+from bench_runner.modes.clients.goclient_process import (
     PASSWORD_ENV,
     USERNAME_ENV,
     GoClientError,
     IterationReport,
     Reply,
-    goclient_version,
     iteration_report,
-    outputs_to_validate,
     parse_line,
+    program_version,
 )
+from bench_runner.modes.clients.scrapligo import GOCLIENT_ENV, outputs_to_validate
 from bench_runner.modes.registry import find
 from bench_runner.runner import run_iteration
 from bench_runner.validation import IterationError
+from fake_goclient import install
 
 
 def scrapligo(mode: str) -> Mode:
@@ -58,15 +57,17 @@ def _reply(message_id: int, body: str, expect: str = "<data") -> Reply:
 
 
 def test_parse_line_needs_a_json_object_with_an_event() -> None:
-    assert parse_line(b'{"event":"ready","version":"scrapligo v1.4.3 (go1.26.0)"}\n')["event"]
+    assert parse_line(b'{"event":"ready","version":"scrapligo v1.4.3 (go1.26.0)"}\n', "scrapligo")[
+        "event"
+    ]
     for bad in (b"panic: runtime error\n", b"[1, 2]\n", b'{"index": 1}\n'):
         with pytest.raises(GoClientError, match="scrapligo: "):
-            parse_line(bad)
+            parse_line(bad, "scrapligo")
 
 
 def test_iteration_report_fields() -> None:
     report = iteration_report(
-        _line(outputs=["Cisco IOS XE"], phases_ms={"connect": 3.5}, warmup=True)
+        _line(outputs=["Cisco IOS XE"], phases_ms={"connect": 3.5}, warmup=True), "scrapligo"
     )
     assert report.started_ns == 1_800_000_000_000_000_000
     assert report.ended_ns - report.started_ns == 12_500_000
@@ -80,11 +81,11 @@ def test_iteration_report_fields() -> None:
 
 def test_iteration_report_errors() -> None:
     with pytest.raises(GoClientError, match="scrapligo: session: open: EOF"):
-        iteration_report({"event": "error", "error": "session: open: EOF"})
+        iteration_report({"event": "error", "error": "session: open: EOF"}, "scrapligo")
     with pytest.raises(GoClientError, match="expected an iteration"):
-        iteration_report({"event": "done", "ok": True})
+        iteration_report({"event": "done", "ok": True}, "scrapligo")
     with pytest.raises(GoClientError, match="incomplete"):
-        iteration_report({"event": "iteration", "index": 1, "ok": True})
+        iteration_report({"event": "iteration", "index": 1, "ok": True}, "scrapligo")
 
 
 def _report(**fields: Any) -> IterationReport:
@@ -139,15 +140,6 @@ def test_scrapligo_modes_and_not_applicable() -> None:
 # --- the process, against a fake goclient ---------------------------------------------------
 
 FAKE = r"""
-import json, os, sys
-if sys.argv[1] == "version":
-    print("scrapligo v1.4.3 (go1.26.0)")
-    sys.exit(0)
-job = json.loads(sys.stdin.readline())
-with open(os.environ["FAKE_LOG"], "w") as log:
-    json.dump({"argv": sys.argv[1:], "job": job,
-               "user": os.environ.get(job["username_env"]),
-               "password": os.environ.get(job["password_env"])}, log)
 if os.environ.get("FAKE_FAIL_OPEN"):
     print(json.dumps({"event": "error", "ok": False, "error": "session: open: auth failed"}))
     sys.exit(1)
@@ -171,13 +163,7 @@ print(json.dumps({"event": "done", "ok": True}), flush=True)
 
 @pytest.fixture
 def fake_goclient(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    program = tmp_path / "goclient"
-    program.write_text(f"#!{sys.executable}\n{FAKE}")
-    program.chmod(program.stat().st_mode | stat.S_IEXEC)
-    log = tmp_path / "log.json"
-    monkeypatch.setenv(GOCLIENT_ENV, str(program))
-    monkeypatch.setenv("FAKE_LOG", str(log))
-    return log
+    return install(tmp_path, monkeypatch, GOCLIENT_ENV, "scrapligo v1.4.3 (go1.26.0)", FAKE)
 
 
 def test_session_paces_the_program_and_uses_its_timing(fake_goclient: Path) -> None:
@@ -263,7 +249,7 @@ def test_missing_program(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
 
 
 def test_version_from_the_program(fake_goclient: Path) -> None:
-    goclient_version.cache_clear()
+    program_version.cache_clear()
     assert scrapligo("ssh/pty-fresh").client_version() == "scrapligo v1.4.3 (go1.26.0)"
-    goclient_version.cache_clear()
+    program_version.cache_clear()
     assert os.environ[GOCLIENT_ENV]

@@ -255,7 +255,7 @@ def test_the_capture_thread_drains_the_ring_of_a_mode_of_many_connections(
 def test_without_the_handshake_socket_the_mode_says_why(
     https_server: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def refused(*args: object) -> None:
+    def refused(*args: object, **options: object) -> None:
         raise OSError(12, "Cannot allocate memory")
 
     monkeypatch.setattr(capture_module, "HelloCapture", refused)

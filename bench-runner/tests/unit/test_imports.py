@@ -22,6 +22,7 @@ CLIENT_LIBRARIES = (
     "scrapli_netconf",
     "netmiko",
     "paramiko",
+    "aioquic",
 )
 
 

@@ -35,6 +35,12 @@ EXPECTED_ALL = [
     "netconf/edit-commit",
     "tunnel/bulk",
     "tunnel/request",
+    "h3/fresh-conn",
+    "h3/keep-alive",
+    "h3/batch-post",
+    "h3/multi-cmd",
+    "h3/resumed",
+    "h3/0rtt",
 ]
 
 
@@ -75,6 +81,12 @@ def test_every_mode_has_a_floor_client() -> None:
         ("tunnel/bulk", 5, 2, 2),
         ("https/bulk", 5, 1, 1),
         ("tunnel/request", 5, 5, 5),
+        ("h3/fresh-conn", 5, 10, 10),
+        ("h3/keep-alive", 5, 5, 5),
+        ("h3/batch-post", 5, 1, 1),
+        ("h3/multi-cmd", 5, 1, 1),
+        ("h3/resumed", 5, 10, 10),
+        ("h3/0rtt", 5, 5, 5),
     ],
 )
 def test_round_trip_bounds(name: str, n_commands: int, minimum: int, expected: int) -> None:
@@ -90,6 +102,7 @@ def test_mode_identity() -> None:
         Transport.HTTPS: {"httpx", "python-ssl"},
         Transport.NETCONF: {"asyncssh"},
         Transport.TUNNEL: {"asyncssh"},
+        Transport.H3: {"quic-go"},
     }
     for mode in ALL_MODES:
         assert mode.name.startswith(mode.transport.value + "/")

@@ -1,9 +1,21 @@
 import asyncio
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 
 from bench_runner import rtt_probe
-from bench_runner.rtt_probe import RttProbe, check_rtt, probe_rtt, rtt_tolerance_ms
+from bench_runner.protocols import quic
+from bench_runner.rtt_probe import (
+    QUIC_VERSION_NEGOTIATION,
+    TCP_CONNECT,
+    NoAnswerError,
+    RttProbe,
+    check_rtt,
+    probe_rtt,
+    rtt_tolerance_ms,
+)
 
 
 @pytest.mark.parametrize(
@@ -99,3 +111,100 @@ def test_jitter_lets_the_fastest_connect_be_that_much_faster() -> None:
     assert not check_rtt(30.0, 30.0 + tolerance + 1.0, jitter_ms=5.0).passed
     refused = check_rtt(30.0, 20.0, jitter_ms=5.0)
     assert "jitter 5 ms" in (refused.reason or "")
+
+
+class _VersionNegotiator(asyncio.DatagramProtocol):
+    """A QUIC server's answer to a version it does not speak (RFC 9000 section 17.2.1),
+    after a stray datagram that answers nothing."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.DatagramTransport | None = None
+        self.probes: list[bytes] = []
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
+        assert self.transport is not None
+        self.probes.append(data)
+        if len(data) < quic.MIN_INITIAL_DATAGRAM:
+            return  # a server answers only a datagram as long as a client's first
+        probe = quic.parse_long_header(data)
+        answer = (
+            bytes([quic.LONG_HEADER | 0x2A])
+            + quic.VERSION_NEGOTIATION.to_bytes(4, "big")
+            + bytes([len(probe.scid)])
+            + probe.scid
+            + bytes([len(probe.dcid)])
+            + probe.dcid
+            + quic.VERSION_1.to_bytes(4, "big")
+        )
+        self.transport.sendto(b"\x80stray", addr)
+        self.transport.sendto(answer, addr)
+
+
+@asynccontextmanager
+async def quic_server(answer: bool = True) -> AsyncIterator[tuple[int, _VersionNegotiator]]:
+    """A UDP port on loopback that answers probes (or, ``answer`` false, never does)."""
+    loop = asyncio.get_running_loop()
+    negotiator = _VersionNegotiator() if answer else asyncio.DatagramProtocol()
+    transport, _ = await loop.create_datagram_endpoint(
+        lambda: negotiator, local_addr=("127.0.0.1", 0)
+    )
+    try:
+        yield transport.get_extra_info("sockname")[1], negotiator  # type: ignore[misc]
+    finally:
+        transport.close()
+
+
+def test_a_quic_port_is_probed_with_version_negotiation() -> None:
+    async def scenario() -> tuple[float, RttProbe, list[bytes]]:
+        reference = await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", 0)
+        reference_port = reference.sockets[0].getsockname()[1]
+        async with reference, quic_server() as (port, negotiator):
+            fastest, probe = await probe_rtt(
+                "127.0.0.1", port, samples=3, reference_port=reference_port, quic_port=True
+            )
+            return fastest, probe, negotiator.probes
+
+    fastest, probe, probes = asyncio.run(scenario())
+    assert 0 < fastest < 100
+    assert (probe.method, probe.samples) == (QUIC_VERSION_NEGOTIATION, 3)
+    assert probe.reference_rtt_ms is not None  # the reference port is a TCP one
+    assert len(probes) == 3
+    for datagram in probes:
+        header = quic.parse_long_header(datagram)
+        assert len(datagram) == quic.MIN_INITIAL_DATAGRAM
+        assert header.kind is quic.PacketType.OTHER_VERSION
+        assert header.version & 0x0F0F0F0F == 0x0A0A0A0A
+    assert len({bytes(quic.parse_long_header(datagram).dcid) for datagram in probes}) == 3
+
+
+def test_a_tcp_port_is_still_probed_with_connects() -> None:
+    async def scenario() -> RttProbe:
+        server = await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", 0)
+        async with server:
+            return (await probe_rtt("127.0.0.1", server.sockets[0].getsockname()[1], 2))[1]
+
+    assert asyncio.run(scenario()).method == TCP_CONNECT
+
+
+def test_a_quic_port_that_never_answers_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rtt_probe, "VERSION_NEGOTIATION_WAIT_S", 0.05)
+
+    async def scenario() -> None:
+        async with quic_server(answer=False) as (port, _):
+            await probe_rtt("127.0.0.1", port, samples=2, quic_port=True)
+
+    with pytest.raises(
+        NoAnswerError, match=r"no QUIC Version Negotiation answer from 127\.0\.0\.1 UDP port"
+    ):
+        asyncio.run(scenario())
+
+
+def test_a_closed_quic_port_is_refused() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    with pytest.raises(ConnectionRefusedError):
+        asyncio.run(probe_rtt("127.0.0.1", port, samples=1, quic_port=True))

@@ -8,10 +8,11 @@ import pytest
 
 from bench_runner import runner as runner_module
 from bench_runner.modes import MODES_BY_NAME, Mode, Session, Target
-from bench_runner.modes.base import ReportedSpan
+from bench_runner.modes.base import ReportedSpan, Transport
 from bench_runner.modes.row import Plugin
+from bench_runner.protocols import quic
 from bench_runner.results import IterationRecord, ModeRun
-from bench_runner.rtt_probe import check_rtt
+from bench_runner.rtt_probe import QUIC_VERSION_NEGOTIATION, check_rtt
 from bench_runner.runner import (
     Measurement,
     RttVerification,
@@ -20,6 +21,7 @@ from bench_runner.runner import (
     run_iteration,
     run_mode,
     wire_counts,
+    wire_protocol,
 )
 from bench_runner.validation import IterationError
 from bench_runner.wire.handshake_model import unavailable
@@ -137,6 +139,56 @@ def test_rtt_gate_refuses_a_mode_and_marks_it_unpublished(
     assert result.error_messages[0].startswith("rtt gate: verified RTT")
     assert result.resources is None
     assert result.handshakes is None  # not measured: no connection to speak of
+
+
+OVER_QUIC = dataclasses.replace(
+    NEVER_OPENED,
+    row=dataclasses.replace(
+        NEVER_OPENED.row,
+        mode=dataclasses.replace(NEVER_OPENED.row.mode, name=f"{Transport.H3}/reuse-conn"),
+    ),
+)
+
+
+def test_an_http3_mode_is_gated_on_its_udp_port_with_version_negotiation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The mode's QUIC port is probed with Version Negotiation exchanges; the refusal
+    records the method."""
+    monkeypatch.setattr(runner_module, "RTT_REPROBE_PAUSE_S", 0.0)
+    answered: list[bytes] = []
+
+    class Negotiator(asyncio.DatagramProtocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            self.transport: asyncio.DatagramTransport = transport  # type: ignore[assignment]
+
+        def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
+            answered.append(data)
+            probe = quic.parse_long_header(data)
+            ids = bytes([len(probe.scid)]) + probe.scid + bytes([len(probe.dcid)]) + probe.dcid
+            self.transport.sendto(bytes([quic.LONG_HEADER]) + bytes(4) + ids, addr)
+
+    async def scenario() -> ModeRun:
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.create_datagram_endpoint(Negotiator, local_addr=("127.0.0.1", 0))
+        port = transport.get_extra_info("sockname")[1]
+        target = Target(
+            host="127.0.0.1", ssh_port=1, https_port=1, username="u", password="p", h3_port=port
+        )
+        plan = RunPlan(COMMANDS, iterations=2, warmup=1, iteration_timeout_s=5.0)
+        try:
+            return await run_mode(OVER_QUIC, target, plan, 30.0, lambda ok: None)
+        finally:
+            transport.close()
+
+    assert wire_protocol(OVER_QUIC).value == "udp"
+    assert wire_protocol(REUSE).value == "tcp"
+    result = asyncio.run(scenario()).result
+    assert not result.published
+    assert result.rtt_probe is not None
+    assert result.rtt_probe.method == QUIC_VERSION_NEGOTIATION
+    assert len(answered) == runner_module.RTT_PROBE_ATTEMPTS * result.rtt_probe.samples
+    assert result.error_messages[0].startswith("rtt gate: verified RTT")
 
 
 def test_wire_counts_without_a_capture_are_null_with_the_reason() -> None:

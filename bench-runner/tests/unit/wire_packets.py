@@ -1,4 +1,4 @@
-"""Hand-made IPv4/IPv6 TCP packets for the filter and tally tests."""
+"""Hand-made IPv4/IPv6 TCP packets and UDP datagrams for the filter and tally tests."""
 
 import ipaddress
 import struct
@@ -64,3 +64,45 @@ def ipv6_tcp(
         ipaddress.IPv6Address(destination).packed,
     )
     return header + tcp
+
+
+def ipv4_udp(
+    source: str,
+    destination: str,
+    source_port: int,
+    destination_port: int,
+    *,
+    payload: bytes = b"",
+    fragment_offset: int = 0,
+) -> bytes:
+    udp = struct.pack("!HHHH", source_port, destination_port, 8 + len(payload), 0) + payload
+    header = struct.pack(
+        "!BBHHHBBH4s4s",
+        0x45,
+        0,
+        20 + len(udp),
+        0,
+        fragment_offset,
+        64,
+        17,
+        0,
+        ipaddress.IPv4Address(source).packed,
+        ipaddress.IPv4Address(destination).packed,
+    )
+    return header + udp
+
+
+def ipv6_udp(
+    source: str, destination: str, source_port: int, destination_port: int, *, payload: bytes = b""
+) -> bytes:
+    udp = struct.pack("!HHHH", source_port, destination_port, 8 + len(payload), 0) + payload
+    header = struct.pack(
+        "!IHBB16s16s",
+        6 << 28,
+        len(udp),
+        17,
+        64,
+        ipaddress.IPv6Address(source).packed,
+        ipaddress.IPv6Address(destination).packed,
+    )
+    return header + udp

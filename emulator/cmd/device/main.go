@@ -1,11 +1,12 @@
 // Command device is the Transport Lab's emulated network device. One binary
 // serves every role in the container:
 //
-//	device serve        API socket (behind nginx), metrics on :9100, SSH event sink
+//	device serve        API socket (behind nginx), HTTP/3 on UDP 443, metrics on :9100,
+//	                    SSH event sink
 //	device shell [-c …] the SSH login shell (also chosen when invoked as a login
 //	                    shell "-device-shell" or as "device-shell")
 //	device netconf      the sshd NETCONF subsystem (relays to the daemon)
-//	device healthcheck  exit 0 when sshd, nginx and metrics answer
+//	device healthcheck  exit 0 when sshd, nginx, HTTP/3 and metrics answer
 //	device fleet        print the emulated devices: index, name, crypto profile, address
 //	device crypto       write each crypto profile's sshd and nginx configuration
 //	device version      print the emulator version

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,7 +13,9 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -20,6 +23,7 @@ import (
 	"transportlab/emulator/internal/configdb"
 	"transportlab/emulator/internal/cryptoprofile"
 	"transportlab/emulator/internal/events"
+	"transportlab/emulator/internal/h3"
 	"transportlab/emulator/internal/metrics"
 	"transportlab/emulator/internal/netconf/subsystem"
 	"transportlab/emulator/internal/restconf"
@@ -36,8 +40,13 @@ type serveOptions struct {
 	apiGroup    string
 	metricsAddr string
 	tunnelAddr  string
-	sources     metrics.Sources
-	log         *slog.Logger
+	// http3Addr is the UDP address of HTTP/3, with the certificate nginx
+	// serves.
+	http3Addr      string
+	tlsCertificate string
+	tlsKey         string
+	sources        metrics.Sources
+	log            *slog.Logger
 }
 
 // runServe runs the device daemon until SIGTERM/SIGINT or a server fails.
@@ -51,6 +60,9 @@ func runServe(args []string) int {
 	flags.StringVar(&o.sources.NginxStatusSocket, "nginx-status-socket", "/run/device/nginx-status.sock", "unix socket of nginx stub_status")
 	flags.StringVar(&o.sources.CgroupRoot, "cgroup-root", "/sys/fs/cgroup", "cgroup filesystem of the container")
 	flags.StringVar(&o.tunnelAddr, "tunnel-listen", "127.0.0.1:8080", "tunnel target HTTP server (loopback: reachable through ssh -L only)")
+	flags.StringVar(&o.http3Addr, "http3-listen", "0.0.0.0:443", "UDP address for HTTP/3 (the wildcard: every device of the fleet)")
+	flags.StringVar(&o.tlsCertificate, "tls-cert", "/var/lib/device/tls/cert.pem", "TLS certificate (nginx's)")
+	flags.StringVar(&o.tlsKey, "tls-key", "/var/lib/device/tls/key.pem", "TLS private key (nginx's)")
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
@@ -92,6 +104,7 @@ func serve(o serveOptions) error {
 		return err
 	}
 	info := metrics.ProbeVersions(version.Version, s.Platform, s.Hostname)
+	info.HTTP3 = h3.Software()
 	m := metrics.New(o.sources, info, names)
 
 	eventListener, err := events.Listen(s.EventsSocket)
@@ -125,16 +138,39 @@ func serve(o serveOptions) error {
 	if err != nil {
 		return fmt.Errorf("tunnel target listener: %w", err)
 	}
+	certificate, err := tls.LoadX509KeyPair(o.tlsCertificate, o.tlsKey)
+	if err != nil {
+		return fmt.Errorf("TLS certificate for HTTP/3: %w", err)
+	}
+	// IPv4 only, as nginx's listen 443.
+	http3Addr, err := net.ResolveUDPAddr("udp4", o.http3Addr)
+	if err != nil {
+		return fmt.Errorf("HTTP/3 address: %w", err)
+	}
+	http3Conn, err := net.ListenUDP("udp4", http3Addr)
+	if err != nil {
+		return fmt.Errorf("HTTP/3 listener: %w", err)
+	}
+	defer http3Conn.Close()
 
 	devices := api.Fleet{Platform: s.Platform, Plan: s.Fleet}
-	builds := cryptoprofile.Builds{OpenSSH: info.OpenSSHVersion, OpenSSL: info.OpenSSLVersion, Nginx: info.NginxVersion}
+	builds := cryptoprofile.Builds{OpenSSH: info.OpenSSHVersion, OpenSSL: info.OpenSSLVersion, Nginx: info.NginxVersion,
+		HTTP3: info.HTTP3, GoTLS: runtime.Version() + " crypto/tls"}
+	var groups [][]tls.CurveID
 	for k, config := range configs {
 		profile := s.Crypto[k]
 		devices.Devices = append(devices.Devices, api.Device{Config: config,
 			RESTCONF:      restconf.New(config.Datastore(), map[string]string{configdb.NativeModule: configdb.NativeNS}),
 			CryptoProfile: profile.Name, Crypto: profile.Effective(builds)})
+		_, ids := cryptoprofile.GoGroups(profile.TLS.Groups)
+		groups = append(groups, ids)
 	}
 	apiHandler, err := api.NewHandler(e, creds, m, devices)
+	if err != nil {
+		return err
+	}
+	http3Server, err := h3.New(h3.Options{Handler: apiHandler, Certificate: certificate, Plan: s.Fleet, Groups: groups,
+		Recorder: m, Log: o.log.With("server", "http3")})
 	if err != nil {
 		return err
 	}
@@ -143,18 +179,20 @@ func serve(o serveOptions) error {
 	metricsServer := &http.Server{Handler: m.Handler(deviceVersion(info, devices)), ReadHeaderTimeout: 10 * time.Second}
 	tunnelServer := &http.Server{Handler: tunnel.Handler(), ReadHeaderTimeout: 10 * time.Second}
 
-	failed := make(chan error, 6)
+	failed := make(chan error, 7)
 	go func() { failed <- configdb.Serve(configListener, configs) }()
 	go func() { failed <- tunnelServer.Serve(tunnelListener) }()
 	go func() {
 		failed <- subsystem.NewServer(configs, s.NetconfBase == "1.1", m, o.log).Serve(netconfListener)
 	}()
 	go func() { failed <- apiServer.Serve(apiListener) }()
+	go func() { failed <- http3Server.Serve(http3Conn) }()
 	go func() { failed <- metricsServer.Serve(metricsListener) }()
 	go func() { failed <- eventListener.Serve(sshEventHandler(m, s.Fleet.Size()), m.MalformedEvent) }()
 	o.log.Info("device ready", "hostname", s.Hostname, "fleet_size", s.Fleet.Size(), "fleet_addresses", s.FleetAddresses,
 		"platform", s.Platform, "version", version.Version,
-		"api_socket", o.apiSocket, "netconf_socket", s.NetconfSocket, "config_socket", s.ConfigSocket, "netconf_base", s.NetconfBase, "metrics", o.metricsAddr, "tunnel_target", o.tunnelAddr)
+		"api_socket", o.apiSocket, "netconf_socket", s.NetconfSocket, "config_socket", s.ConfigSocket, "netconf_base", s.NetconfBase, "metrics", o.metricsAddr, "tunnel_target", o.tunnelAddr,
+		"http3", o.http3Addr+"/udp", "http3_server", info.HTTP3)
 
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
@@ -167,10 +205,15 @@ func serve(o serveOptions) error {
 			result = errors.New("a server stopped unexpectedly")
 		}
 	}
+	// Side by side, so the whole stop takes at most 5 s: an HTTP/3 client
+	// that keeps its connection after GOAWAY holds its server that long.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = apiServer.Shutdown(ctx)
-	_ = metricsServer.Shutdown(ctx)
+	var stopping sync.WaitGroup
+	for _, shutdown := range []func(context.Context) error{apiServer.Shutdown, http3Server.Shutdown, metricsServer.Shutdown} {
+		stopping.Go(func() { _ = shutdown(ctx) })
+	}
+	stopping.Wait()
 	_ = tunnelServer.Close() // streams never finish on their own
 	return result
 }

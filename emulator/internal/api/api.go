@@ -1,6 +1,8 @@
 // Package api is the device's HTTP management API. nginx terminates TLS on
-// port 443 and proxies to this handler over a unix socket; authentication is
-// checked here so every transport shares one user database.
+// TCP port 443 and proxies to this handler over a unix socket; the HTTP/3
+// server (internal/h3) serves the same handler on UDP port 443.
+// Authentication is checked here so every transport shares one user
+// database.
 package api
 
 import (

@@ -28,7 +28,7 @@ func (s *Server) authenticated(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		username, password, ok := r.BasicAuth()
 		if !ok || !s.creds.matches(username, password) {
-			s.recorder.AuthFailed("https")
+			s.recorder.AuthFailed(transportOf(r))
 			w.Header().Set("WWW-Authenticate", `Basic realm="device", charset="UTF-8"`)
 			writeText(w, http.StatusUnauthorized, "Unauthorized\n")
 			return

@@ -43,7 +43,7 @@ func (s *Server) handleConfig(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		result := session.Execute(line)
-		s.recorder.CommandServed("https", device, string(result.Err))
+		s.recorder.CommandServed(transportOf(r), device, string(result.Err))
 		out.WriteString(result.Output)
 		switch {
 		case result.Err == engine.ErrInternal:

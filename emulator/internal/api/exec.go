@@ -26,7 +26,7 @@ func (s *Server) handleExec(w http.ResponseWriter, r *http.Request) {
 	var out strings.Builder
 	for _, command := range commands {
 		result := session.Execute(command)
-		s.recorder.CommandServed("https", device, string(result.Err))
+		s.recorder.CommandServed(transportOf(r), device, string(result.Err))
 		switch {
 		case result.Err == engine.ErrInternal:
 			writeText(w, http.StatusInternalServerError, result.Output)

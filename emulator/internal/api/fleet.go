@@ -12,8 +12,10 @@ import (
 // DeviceAddressHeader carries the local address the client connected to
 // (nginx's $server_addr), which picks the emulated device of the fleet.
 // nginx sets it on every request, replacing any copy the client sent, and
-// only nginx can reach the API socket, so the API trusts it. A request
-// without it, or with an address outside the fleet, is for device 1.
+// only nginx can reach the API socket, so the API trusts it; the HTTP/3
+// server sets it alike, from the QUIC connection's local address. A
+// request without it, or with an address outside the fleet, is for
+// device 1.
 const DeviceAddressHeader = "X-Device-Address"
 
 // Fleet is the emulated devices the API answers for.

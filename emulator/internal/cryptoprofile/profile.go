@@ -86,9 +86,10 @@ func (o Offer) MarshalJSON() ([]byte, error) {
 // Effective is a profile as the device's servers were configured with it
 // (GET /admin/fleet, /version).
 type Effective struct {
-	Source string       `json:"source"`
-	SSH    EffectiveSSH `json:"ssh"`
-	TLS    EffectiveTLS `json:"tls"`
+	Source string         `json:"source"`
+	SSH    EffectiveSSH   `json:"ssh"`
+	TLS    EffectiveTLS   `json:"tls"`
+	HTTP3  EffectiveHTTP3 `json:"http3"`
 	// Held names what DEVICE_CRYPTO_KEX and DEVICE_CRYPTO_TLS_GROUP hold
 	// fixed, absent when nothing is: a result then says its lists were
 	// narrowed on purpose.
@@ -111,12 +112,25 @@ type EffectiveTLS struct {
 	Groups       Offer `json:"groups"`
 }
 
+// EffectiveHTTP3 is what the HTTP/3 server was configured with. It speaks
+// TLS 1.3 only, with Go's three TLS 1.3 cipher suites (crypto/tls does not
+// let them be chosen; every profile lists those three or leaves them to
+// the build), and the profile's groups that Go implements (GoGroups).
+// crypto/tls takes the groups as a set: it prefers a post-quantum hybrid,
+// then a group the client sent a key share for, then its own order.
+type EffectiveHTTP3 struct {
+	Server string `json:"server"` // "quic-go v0.65.0"
+	Groups Offer  `json:"groups"`
+}
+
 // Builds are the versions of the servers' software whose defaults apply
 // where a profile leaves a list open.
 type Builds struct {
 	OpenSSH string // "OpenSSH_9.2p1"
 	OpenSSL string // "OpenSSL 3.0.17"
 	Nginx   string // "nginx/1.22.1": TLS 1.2 ciphers default to nginx's string
+	HTTP3   string // "quic-go v0.65.0"
+	GoTLS   string // "go1.26.8 crypto/tls": the HTTP/3 server's TLS
 }
 
 // Effective describes the profile as configured on a device of those builds.
@@ -127,6 +141,7 @@ func (p Profile) Effective(b Builds) Effective {
 	if p.Held != (Hold{}) {
 		held = &p.Held
 	}
+	goNames, _ := GoGroups(p.TLS.Groups)
 	return Effective{
 		Source: p.Source, Held: held,
 		SSH: EffectiveSSH{Kex: ssh(p.SSH.Kex), HostKeys: ssh(p.SSH.HostKeys), Ciphers: ssh(p.SSH.Ciphers),
@@ -134,5 +149,6 @@ func (p Profile) Effective(b Builds) Effective {
 		TLS: EffectiveTLS{Versions: tls(p.TLS.Versions),
 			Ciphers:      Offer{Names: p.TLS.Ciphers, Defaults: b.Nginx + " with " + b.OpenSSL},
 			Ciphersuites: tls(p.TLS.Ciphersuites), Groups: tls(p.TLS.Groups)},
+		HTTP3: EffectiveHTTP3{Server: b.HTTP3, Groups: Offer{Names: goNames, Defaults: b.GoTLS}},
 	}
 }

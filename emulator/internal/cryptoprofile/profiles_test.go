@@ -150,3 +150,24 @@ func TestEffectiveNamesTheBuildForDefaults(t *testing.T) {
 		t.Errorf("cisco: %s", raw)
 	}
 }
+
+// The HTTP/3 server's part: the profile's groups Go implements, or Go's
+// defaults where the profile leaves the groups to the build.
+func TestEffectiveHTTP3Groups(t *testing.T) {
+	b := Builds{OpenSSL: "OpenSSL 3.5.4", HTTP3: "quic-go v0.65.0", GoTLS: "go1.26.8 crypto/tls"}
+	modern, _ := Lookup("modern")
+	raw, _ := json.Marshal(modern.Effective(b))
+	if !strings.Contains(string(raw), `"http3":{"server":"quic-go v0.65.0","groups":"defaults of go1.26.8 crypto/tls"}`) {
+		t.Errorf("modern: %s", raw)
+	}
+	cisco, _ := Lookup("cisco_iosxe")
+	raw, _ = json.Marshal(cisco.Effective(b))
+	if !strings.Contains(string(raw), `"http3":{"server":"quic-go v0.65.0","groups":["X25519","prime256v1","secp521r1","secp384r1"]}`) {
+		t.Errorf("cisco_iosxe: %s", raw)
+	}
+	held, _ := Hold{TLSGroup: "ffdhe2048"}.Apply(modern)
+	raw, _ = json.Marshal(held.Effective(b))
+	if !strings.Contains(string(raw), `"http3":{"server":"quic-go v0.65.0","groups":[]}`) {
+		t.Errorf("held ffdhe2048: %s", raw)
+	}
+}

@@ -1,6 +1,6 @@
 // Package health checks, from inside the container, that every service a
-// client reaches answers: sshd, nginx (through to the device API) and the
-// metrics endpoint.
+// client reaches answers: sshd, nginx (through to the device API), the
+// HTTP/3 server (through to the device API) and the metrics endpoint.
 package health
 
 import (
@@ -11,12 +11,15 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/quic-go/quic-go/http3"
 )
 
 // Targets are the addresses to probe.
 type Targets struct {
 	SSHAddr    string // e.g. 127.0.0.1:22
 	HTTPSURL   string // e.g. https://127.0.0.1/healthz (via nginx to the API)
+	HTTP3URL   string // e.g. https://127.0.0.1/healthz (HTTP/3 on UDP 443, to the API)
 	MetricsURL string // e.g. http://127.0.0.1:9100/healthz
 }
 
@@ -33,6 +36,11 @@ func Check(t Targets, timeout time.Duration) error {
 	}}
 	if err := checkHTTP(httpsClient, t.HTTPSURL); err != nil {
 		return fmt.Errorf("https %s: %w", t.HTTPSURL, err)
+	}
+	http3Transport := &http3.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+	defer http3Transport.Close()
+	if err := checkHTTP(&http.Client{Timeout: timeout, Transport: http3Transport}, t.HTTP3URL); err != nil {
+		return fmt.Errorf("http3 %s: %w", t.HTTP3URL, err)
 	}
 	if err := checkHTTP(&http.Client{Timeout: timeout}, t.MetricsURL); err != nil {
 		return fmt.Errorf("metrics %s: %w", t.MetricsURL, err)

@@ -1,12 +1,15 @@
 package health
 
 import (
+	"crypto/tls"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/quic-go/quic-go/http3"
 )
 
 // fakeSSH answers every connection with banner.
@@ -30,6 +33,23 @@ func fakeSSH(t *testing.T, banner string) string {
 	return ln.Addr().String()
 }
 
+// fakeHTTP3 serves handler over HTTP/3 on loopback with certificate and
+// returns its URL.
+func fakeHTTP3(t *testing.T, certificate tls.Certificate, handler http.Handler) string {
+	t.Helper()
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http3.Server{Handler: handler, TLSConfig: &tls.Config{Certificates: []tls.Certificate{certificate}}}
+	go func() { _ = srv.Serve(conn) }()
+	t.Cleanup(func() {
+		_ = srv.Close()
+		conn.Close()
+	})
+	return "https://" + conn.LocalAddr().String() + "/healthz"
+}
+
 func TestCheck(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
 	httpsSrv := httptest.NewTLSServer(ok)
@@ -39,7 +59,8 @@ func TestCheck(t *testing.T) {
 	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(502) }))
 	defer broken.Close()
 
-	good := Targets{SSHAddr: fakeSSH(t, "SSH-2.0-OpenSSH_9.2p1\r\n"), HTTPSURL: httpsSrv.URL, MetricsURL: metricsSrv.URL}
+	good := Targets{SSHAddr: fakeSSH(t, "SSH-2.0-OpenSSH_9.2p1\r\n"), HTTPSURL: httpsSrv.URL,
+		HTTP3URL: fakeHTTP3(t, httpsSrv.TLS.Certificates[0], ok), MetricsURL: metricsSrv.URL}
 	if err := Check(good, 2*time.Second); err != nil {
 		t.Fatalf("healthy targets: %v", err)
 	}
@@ -47,6 +68,12 @@ func TestCheck(t *testing.T) {
 	badBanner.SSHAddr = fakeSSH(t, "HTTP/1.1 400 Bad Request\r\n")
 	if err := Check(badBanner, 2*time.Second); err == nil || !strings.HasPrefix(err.Error(), "ssh ") {
 		t.Fatalf("bad banner: %v", err)
+	}
+	badHTTP3 := good
+	badHTTP3.HTTP3URL = fakeHTTP3(t, httpsSrv.TLS.Certificates[0], broken.Config.Handler)
+	if err := Check(badHTTP3, 2*time.Second); err == nil || !strings.HasPrefix(err.Error(), "http3 ") ||
+		!strings.Contains(err.Error(), "HTTP 502") {
+		t.Fatalf("HTTP/3 502: %v", err)
 	}
 	badMetrics := good
 	badMetrics.MetricsURL = broken.URL

@@ -14,6 +14,8 @@ const (
 	TransportSSH     = "ssh"
 	TransportHTTPS   = "https"
 	TransportNETCONF = "netconf"
+	// TransportHTTP3 is the API over HTTP/3, served by the daemon itself.
+	TransportHTTP3 = "http3"
 )
 
 // Sources tell the collectors where to read container and nginx state.
@@ -29,6 +31,8 @@ type Metrics struct {
 	devices       []string
 	ssh           *sshSessions
 	netconf       *deviceSessions
+	http3Sessions *deviceSessions
+	http3         http3Counters
 	commands      *prometheus.CounterVec
 	deviceCmds    *prometheus.CounterVec
 	commandErrors *prometheus.CounterVec
@@ -46,6 +50,9 @@ func New(src Sources, info VersionInfo, devices []string) *Metrics {
 		devices:  devices,
 		ssh:      newSSHSessions(len(devices)),
 		netconf:  newDeviceSessions(len(devices)),
+		// QUIC connections of the HTTP/3 server, per device it was reached on.
+		http3Sessions: newDeviceSessions(len(devices)),
+		http3:         newHTTP3Counters(),
 		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "device_commands_total", Help: "Commands executed, per transport.",
 		}, []string{"transport"}),
@@ -78,10 +85,11 @@ func New(src Sources, info VersionInfo, devices []string) *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.commands, m.deviceCmds, m.commandErrors, m.apiRequests, m.authFailures, m.badEvents, buildInfo, fleetSize,
+		m.http3.requests, m.http3.handshakes,
 		newCgroupCollector(src.CgroupRoot),
-		newSessionsCollector(m.ssh, m.netconf, newNginxStatusClient(src.NginxStatusSocket), devices),
+		newSessionsCollector(m.ssh, m.netconf, m.http3Sessions, newNginxStatusClient(src.NginxStatusSocket), devices),
 	)
-	for _, transport := range []string{TransportSSH, TransportHTTPS, TransportNETCONF} {
+	for _, transport := range []string{TransportSSH, TransportHTTPS, TransportNETCONF, TransportHTTP3} {
 		m.commands.WithLabelValues(transport) // export zeros before the first command
 		for _, name := range devices {
 			m.deviceCmds.WithLabelValues(transport, name)

@@ -76,7 +76,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "cpu.stat"), "usage_usec 1000000\n")
 	writeFile(t, filepath.Join(root, "memory.current"), "4096\n")
-	info := VersionInfo{DeviceVersion: "test", Platform: "cisco_iosxe", Hostname: "lab-r1"}
+	info := VersionInfo{DeviceVersion: "test", Platform: "cisco_iosxe", Hostname: "lab-r1", HTTP3: "quic-go v0.65.0"}
 	m := New(Sources{CgroupRoot: root, NginxStatusSocket: filepath.Join(root, "no-nginx.sock")}, info, []string{"lab-r1", "lab-r2"})
 	m.CommandServed(TransportSSH, 1, "")
 	m.CommandServed(TransportHTTPS, 2, "invalid_input")
@@ -85,6 +85,15 @@ func TestMetricsEndpoint(t *testing.T) {
 	m.NetconfSessionOpened(2)
 	m.NetconfSessionClosed(1)
 	m.CommandServed(TransportNETCONF, 2, "operation-not-supported")
+	m.CommandServed(TransportHTTP3, 2, "")
+	m.HTTP3SessionOpened(2)
+	m.HTTP3SessionOpened(2)
+	m.HTTP3SessionClosed(2)
+	m.HTTP3Handshake(true, true)
+	m.HTTP3Request(true, false)
+	m.HTTP3Request(true, false)
+	m.HTTP3Request(true, true)
+	m.HTTP3Request(false, false)
 
 	srv := httptest.NewServer(m.Handler(func(local netip.Addr) VersionInfo {
 		info.CryptoProfile = "local " + local.String()
@@ -114,6 +123,17 @@ func TestMetricsEndpoint(t *testing.T) {
 		`device_fleet_sessions_open{device="lab-r2",transport="netconf"} 1`,
 		`device_fleet_sessions_total{device="lab-r1",transport="netconf"} 1`,
 		`device_fleet_sessions_total{device="lab-r2",transport="ssh"} 1`,
+		`device_fleet_commands_total{device="lab-r2",transport="http3"} 1`,
+		`device_sessions_open{transport="http3"} 1`,
+		`device_sessions_total{transport="http3"} 2`,
+		`device_fleet_sessions_total{device="lab-r2",transport="http3"} 2`,
+		`device_fleet_sessions_total{device="lab-r1",transport="http3"} 0`,
+		`device_http3_requests_total{early_data="true",outcome="accepted"} 2`,
+		`device_http3_requests_total{early_data="true",outcome="refused"} 1`,
+		`device_http3_requests_total{early_data="false",outcome="accepted"} 1`,
+		`device_http3_requests_total{early_data="false",outcome="refused"} 0`,
+		`device_http3_handshakes_total{early_data="true",resumed="true"} 1`,
+		`device_http3_handshakes_total{early_data="false",resumed="false"} 0`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q", want)
@@ -131,6 +151,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	resp.Body.Close()
 	// The document is for the address the client reached (httptest: loopback).
 	if !strings.Contains(string(version), `"device_version": "test"`) ||
+		!strings.Contains(string(version), `"http3": "quic-go v0.65.0"`) ||
 		!strings.Contains(string(version), `"crypto_profile": "local 127.0.0.1"`) {
 		t.Fatalf("version: %s", version)
 	}

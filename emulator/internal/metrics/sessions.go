@@ -80,8 +80,8 @@ func processAlive(pid int) bool {
 	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
-// deviceSessions counts sessions the daemon serves itself (NETCONF), per
-// device.
+// deviceSessions counts sessions the daemon serves itself (NETCONF, HTTP/3
+// connections), per device.
 type deviceSessions struct {
 	mu             sync.Mutex
 	openNow, total perDevice
@@ -111,12 +111,12 @@ func (c *deviceSessions) counts() (openOn, openedOn perDevice) {
 }
 
 // sessionsCollector reports sessions per transport from their sources: the
-// SSH tracker, the NETCONF counts and nginx's connection counters; and per
-// device where the source knows the device (SSH, NETCONF; nginx's counters
-// are the server's).
+// SSH tracker, the NETCONF and HTTP/3 counts and nginx's connection
+// counters; and per device where the source knows the device (SSH,
+// NETCONF, HTTP/3; nginx's counters are the server's).
 type sessionsCollector struct {
 	ssh                      *sshSessions
-	netconf                  *deviceSessions
+	netconf, http3           *deviceSessions
 	nginx                    *nginxStatusClient
 	devices                  []string
 	open, opened             *prometheus.Desc
@@ -124,20 +124,21 @@ type sessionsCollector struct {
 	nginxErrors              *collectErrors
 }
 
-func newSessionsCollector(ssh *sshSessions, netconf *deviceSessions, nginx *nginxStatusClient, devices []string) *sessionsCollector {
+func newSessionsCollector(ssh *sshSessions, netconf, http3 *deviceSessions, nginx *nginxStatusClient, devices []string) *sessionsCollector {
 	return &sessionsCollector{
 		ssh:     ssh,
 		netconf: netconf,
+		http3:   http3,
 		nginx:   nginx,
 		devices: devices,
 		open: prometheus.NewDesc("device_sessions_open",
-			"Open management sessions (SSH: shell sessions; NETCONF: subsystem sessions; HTTPS: client connections to nginx).", []string{"transport"}, nil),
+			"Open management sessions (SSH: shell sessions; NETCONF: subsystem sessions; HTTPS: client connections to nginx; HTTP/3: QUIC connections).", []string{"transport"}, nil),
 		opened: prometheus.NewDesc("device_sessions_total",
 			"Management sessions opened since start.", []string{"transport"}, nil),
 		deviceOpen: prometheus.NewDesc("device_fleet_sessions_open",
-			"Open SSH and NETCONF sessions per emulated device of the fleet.", []string{"transport", "device"}, nil),
+			"Open SSH, NETCONF and HTTP/3 sessions per emulated device of the fleet.", []string{"transport", "device"}, nil),
 		deviceOpened: prometheus.NewDesc("device_fleet_sessions_total",
-			"SSH and NETCONF sessions opened since start per emulated device of the fleet.", []string{"transport", "device"}, nil),
+			"SSH, NETCONF and HTTP/3 sessions opened since start per emulated device of the fleet.", []string{"transport", "device"}, nil),
 		nginxErrors: newCollectErrors("nginx"),
 	}
 }
@@ -159,6 +160,10 @@ func (c *sessionsCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, openOn.sum(), TransportNETCONF)
 	ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, openedOn.sum(), TransportNETCONF)
 	c.perDevice(ch, TransportNETCONF, openOn, openedOn)
+	openOn, openedOn = c.http3.counts()
+	ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, openOn.sum(), TransportHTTP3)
+	ch <- prometheus.MustNewConstMetric(c.opened, prometheus.CounterValue, openedOn.sum(), TransportHTTP3)
+	c.perDevice(ch, TransportHTTP3, openOn, openedOn)
 	status, err := c.nginx.fetch()
 	if err != nil {
 		c.nginxErrors.failed()

@@ -24,6 +24,9 @@ type VersionInfo struct {
 	OpenSSLVersion string `json:"openssl_version"`
 	Kernel         string `json:"kernel"`
 	GoVersion      string `json:"go_version"`
+	// HTTP3 names the server of HTTP/3 on UDP 443 and its version as the
+	// build recorded it ("quic-go v0.65.0"); HTTPS on TCP 443 is nginx's.
+	HTTP3 string `json:"http3"`
 	// CryptoProfile and Crypto are the crypto profile of the device the
 	// client reached, and its lists as sshd and nginx were configured with
 	// them (internal/cryptoprofile).

@@ -5,6 +5,7 @@ always one measured series and its label says which."""
 from collections.abc import Mapping
 
 from bench_runner.influx_schema import (
+    QUIC_HANDSHAKE_TAGS,
     SSH_HANDSHAKE_TAGS,
     TLS_HANDSHAKE_TAGS,
     Measurement,
@@ -217,12 +218,14 @@ def handshake_tables(where: tuple[str, ...], *, height: int = 10) -> list[table.
     tls = series_table(
         "What did each TLS connection negotiate?",
         "Version, cipher suite, key-share group, resumption and HelloRetryRequest from the "
-        "ServerHello on the wire; the ALPN protocol from the client library (encrypted in "
-        "TLS 1.3), `not offered` or `not exposed by <client>` where it cannot say.",
+        "ServerHello on the wire (HTTP/3: from the QUIC Initial packets, whose keys the wire "
+        "gives away); the ALPN protocol from the client library (encrypted in TLS 1.3), "
+        "`not offered` or `not exposed by <client>` where it cannot say; HTTP/3's early data: "
+        "whether the client sent 0-RTT packets.",
         columns,
         (*where, present(Tag.TLS_VERSION)),
         {},
-        group_by=(Tag.SERIES, *TLS_HANDSHAKE_TAGS),
+        group_by=(Tag.SERIES, *TLS_HANDSHAKE_TAGS, *QUIC_HANDSHAKE_TAGS),
         height=height,
     )
     return [ssh, tls]

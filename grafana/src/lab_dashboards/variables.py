@@ -117,7 +117,11 @@ RUN_SCOPE: tuple[str, ...] = (matches(Tag.PROFILE, "profile"), matches(Tag.RUN_I
 
 def transport(where: tuple[str, ...] = RUN_SCOPE) -> QueryVariable:
     return narrowing(
-        "transport", "Transport", Tag.TRANSPORT, where, description="ssh, https, netconf or tunnel"
+        "transport",
+        "Transport",
+        Tag.TRANSPORT,
+        where,
+        description="ssh, https, h3 (HTTP/3 over QUIC), netconf or tunnel",
     )
 
 

@@ -40,6 +40,7 @@ def versions() -> dict[str, str]:
                 "ssh2-python",
                 "gevent",
                 "geventhttpclient",
+                "aioquic",
             )
         },
     }

@@ -27,6 +27,8 @@ class Device:
     ssh_port: int = 22
     https_port: int = 443
     netconf_port: int = 830
+    h3_port: int = 443
+    """UDP (QUIC)."""
     platform: str = "cisco_iosxe"
     username_env: str = "DEVICE_USERNAME"
     password_env: str = "DEVICE_PASSWORD"
@@ -45,7 +47,7 @@ class Inventory:
     devices: tuple[Device, ...]
 
 
-_PORTS = ("ssh_port", "https_port", "netconf_port")
+_PORTS = ("ssh_port", "https_port", "netconf_port", "h3_port")
 _KEYS = {
     "name",
     "host",
@@ -106,6 +108,7 @@ def lab_device(environ: Mapping[str, str] = os.environ) -> Inventory:
                 ssh_port=int(environ.get("DEVICE_SSH_PORT", "22")),
                 https_port=int(environ.get("DEVICE_HTTPS_PORT", "443")),
                 netconf_port=int(environ.get("DEVICE_NETCONF_PORT", "830")),
+                h3_port=int(environ.get("DEVICE_H3_PORT", "443")),
                 metrics_url=environ.get("DEVICE_METRICS_URL"),
             ),
         ),

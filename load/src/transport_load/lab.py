@@ -35,10 +35,12 @@ WORKER_READY_GRACE_S = 5.0
 SETTLE_S = {"master": 8, "local": 2}
 """Seconds a bucket may still change: workers report every 3 s."""
 log = logging.getLogger("transport_load")
-# paramiko logs every connection at INFO, parallel-ssh every line of output: thousands of
-# lines a second under load, and the logging would be measured with the operations.
+# paramiko and aioquic (logger "quic") log every connection at INFO, parallel-ssh every line
+# of output: thousands of lines a second under load, and the logging would be measured with
+# the operations.
 logging.getLogger("paramiko").setLevel(logging.WARNING)
 logging.getLogger("pssh").setLevel(logging.WARNING)
+logging.getLogger("quic").setLevel(logging.WARNING)
 
 WORKER_SILENCE_S = 30
 """Seconds without a heartbeat (sent every second) before the master gives a worker up.

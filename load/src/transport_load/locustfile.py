@@ -3,6 +3,8 @@ Locust's command line, which the CLI does from TRANSPORT) and the lab's hooks.""
 
 from transport_load import lab  # noqa: F401  (registers the event hooks)
 from transport_load.users import (
+    H3FreshUser,
+    H3KeepAliveUser,
     HttpsFreshUser,
     HttpsKeepAliveUser,
     Netconf10User,
@@ -16,6 +18,8 @@ from transport_load.users import (
 )
 
 __all__ = [
+    "H3FreshUser",
+    "H3KeepAliveUser",
     "HttpsFreshUser",
     "HttpsKeepAliveUser",
     "Netconf10User",

@@ -70,6 +70,21 @@ TRANSPORTS: dict[str, LoadTransport] = {
             "FastHttpUser with Connection: close: a new TCP + TLS connection per operation",
         ),
         LoadTransport(
+            "h3-keepalive",
+            "H3KeepAliveUser",
+            "h3/keep-alive",
+            "aioquic",
+            "HTTP/3: one QUIC connection per user, GET /admin/exec/<command> per operation",
+        ),
+        LoadTransport(
+            "h3-fresh",
+            "H3FreshUser",
+            "h3/fresh-conn",
+            "aioquic",
+            "HTTP/3: a new QUIC connection per operation: one handshake (QUIC + TLS 1.3), "
+            "GET, close",
+        ),
+        LoadTransport(
             "restconf",
             "RestconfUser",
             "https/restconf-get",

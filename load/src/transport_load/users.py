@@ -3,6 +3,7 @@ exactly once per operation, with the bench mode's name as ``name`` and the clien
 profile and device in ``context``; a failed operation is a failure of that same name, and a
 kept connection that failed is opened again, unmeasured, before the next operation."""
 
+import base64
 import json
 import ssl
 import time
@@ -15,7 +16,7 @@ from locust import FastHttpUser, User, constant, task
 from locust.env import Environment
 
 from bench_runner.protocols.netconf.messages import Framing
-from transport_load import lab, libssh2, ssh
+from transport_load import http3, lab, libssh2, ssh
 from transport_load.inventory import Device
 from transport_load.netconf import NetconfSession
 from transport_load.transports import NETCONF_REPLY_BYTES, TRANSPORTS, LoadTransport
@@ -318,6 +319,71 @@ class RestconfUser(_HttpsUser):
         return None
 
 
+class _Http3User(_LabMixin, User):
+    """HTTP/3 with aioquic (http3.py) on this user's greenlet: the device's exec API, HTTP
+    Basic auth, the body checked as the HTTPS users check theirs. Unlike ``FastHttpUser``,
+    the request event is fired here (``measure``), once per operation."""
+
+    abstract = True
+    wait_time = constant(0)
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        self._assign()
+        self.command = lab.STATE.command
+        self.path = exec_path(self.command)
+        credentials = base64.b64encode(f"{self.username}:{self.password}".encode()).decode()
+        self.headers = (("authorization", f"Basic {credentials}"),)
+        self._connection: http3.Http3Connection | None = None
+
+    def open(self) -> http3.Http3Connection:
+        return http3.connect(self.address, self.device.h3_port, server_name=self.device.host)
+
+    def request(self, connection: http3.Http3Connection) -> int:
+        response = connection.get(self.path, self.headers)
+        if response.status != 200:
+            raise ssh.OperationError(f"HTTP {response.status}")
+        ssh.check_cli_output(self.command, response.body.decode("utf-8", "replace"))
+        return len(response.body)
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def on_stop(self) -> None:
+        self.close()
+
+
+class H3KeepAliveUser(_Http3User):
+    transport = TRANSPORTS["h3-keepalive"]
+
+    @task
+    def operation(self) -> None:
+        if self._connection is None or self._connection.terminated:
+            self.close()
+            try:
+                self._connection = self.open()
+            except Exception as exc:
+                self.fire(time.time(), 0.0, 0, exc)
+                return
+        connection = self._connection
+        if not self.measure(lambda: self.request(connection)):
+            self.close()
+
+
+class H3FreshUser(_Http3User):
+    transport = TRANSPORTS["h3-fresh"]
+
+    @task
+    def operation(self) -> None:
+        def run() -> int:
+            with self.open() as connection:
+                return self.request(connection)
+
+        self.measure(run)
+
+
 USER_CLASSES: dict[str, type[User]] = {
     cls.transport.key: cls
     for cls in (
@@ -328,6 +394,8 @@ USER_CLASSES: dict[str, type[User]] = {
         SshPtyUser,
         HttpsKeepAliveUser,
         HttpsFreshUser,
+        H3KeepAliveUser,
+        H3FreshUser,
         RestconfUser,
         Netconf11User,
         Netconf10User,

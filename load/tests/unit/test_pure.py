@@ -40,6 +40,10 @@ def test_inventory_is_the_runners_format() -> None:
     assert [d.name for d in inventory.devices] == ["lab-r1", "lab-r2", "lab-r3"]
     assert inventory.devices[2].ssh_port == 2201
     assert inventory.devices[0].metrics_url == "http://198.18.100.129:9100"
+    assert inventory.devices[0].h3_port == 443
+    [quic] = parse_inventory("lab: true\ntargets: [{name: a, host: h, h3_port: 8443}]").devices
+    assert quic.h3_port == 8443
+    assert lab_device({"DEVICE_H3_PORT": "4433"}).devices[0].h3_port == 4433
 
 
 @pytest.mark.parametrize(
@@ -223,7 +227,7 @@ def test_cli_output_checks() -> None:
 
 
 def test_transports_and_steps() -> None:
-    assert len(parse_transports("all")) == len(TRANSPORTS) == 10
+    assert len(parse_transports("all")) == len(TRANSPORTS) == 12
     assert [t.key for t in parse_transports("restconf, ssh-pty,restconf")] == [
         "restconf",
         "ssh-pty",

@@ -78,10 +78,10 @@ def main() -> int:
     state = StateStore(settings.state_file)
     initial = starting_profile(state, profiles[settings.initial_profile])
     log.info(
-        "engine %s (%s); impairing tcp ports %s on %s, control port %d untouched",
+        "engine %s (%s); impairing ports %s on %s, control port %d untouched",
         choice.name,
         choice.reason,
-        ",".join(map(str, settings.ports)),
+        settings.ports,
         settings.interface,
         settings.control_port,
     )

@@ -7,18 +7,32 @@ import time
 
 import pytest
 
-from netem_ctl.engines.nfq import CHAIN_TOWARD_DEVICE, ipt
+from netem_ctl.engines.nfq import CHAIN_TOWARD_DEVICE, NfqEngine, ipt
+from netem_ctl.engines.ports import Ports
 from netem_ctl.impairment import Impairment
-from testbed import Testbed
+from testbed import DEVICE_INTERFACE, Testbed
 
+from ..conftest import delayer_path
 from .bounds import UNDELAYED_MAX_MS, assert_delayed, slack_ms
-from .conftest import BENCH_PORT, CONTROL_PORT
+from .conftest import BENCH_PORT, BURST_PORT, CONTROL_PORT, QUIC_PORT
 
 pytestmark = pytest.mark.netns
 
 
+# Where each protocol is impaired: TCP's benchmark port, UDP's QUIC port.
+IMPAIRED_PORT = {"tcp": BENCH_PORT, "udp": QUIC_PORT}
+
+
 def median(bed: Testbed, kind: str, count: int = 20, port: int = BENCH_PORT) -> float:
     return statistics.median(bed.probe(kind, port, count))
+
+
+def one_way_medians(bed: Testbed, port: int, protocol: str, count: int = 20) -> list[float]:
+    """Median milliseconds toward the device and back from it."""
+    return [
+        statistics.median(samples)
+        for samples in zip(*bed.one_way(port, count, protocol), strict=True)
+    ]
 
 
 @pytest.mark.parametrize(
@@ -41,20 +55,55 @@ def test_device_to_client_transfer_is_not_capped_by_held_packets(bed, engine, sp
     assert size / elapsed_s / 1e6 >= 2.0, f"{size / elapsed_s / 1e6:.2f} MB/s"
 
 
+def test_device_udp_sender_is_not_blocked_by_its_held_datagrams(bed, engine):
+    """Held in OUTPUT/POSTROUTING, the device's datagrams would stay charged to its socket's send
+    buffer, and a QUIC sender of more than a buffer's worth would wait for held datagrams to
+    leave: at least one one-way delay, since its first datagram is held that long (measured with
+    the rule in POSTROUTING: 1.2 s for these 200 datagrams at 400 ms one way). Through the detour
+    they leave the socket at once (1.2 to 1.7 ms), so the burst takes less than one delay."""
+    one_way_ms = 400
+    engine.apply(Impairment(rtt_ms=one_way_ms, split=0.0))
+    elapsed_ms = bed.probe_from_device("udp-burst", BURST_PORT, 200)[0]
+    assert elapsed_ms < one_way_ms, f"{elapsed_ms:.0f} ms for the burst"
+
+
+@pytest.mark.parametrize("protocol", ["tcp", "udp"])
 @pytest.mark.parametrize("split", [0.25, 0.5, 1.0])
-def test_each_direction_gets_its_share_of_the_delay(bed, engine, split):
+def test_each_direction_gets_its_share_of_the_delay(bed, engine, split, protocol):
+    """UDP (QUIC) the same as TCP: device->client datagrams too cross the detour to queue 2."""
     engine.apply(Impairment(rtt_ms=40, split=split))
-    toward, back = (
-        statistics.median(samples) for samples in zip(*bed.one_way(BENCH_PORT, 20), strict=True)
-    )
-    assert_delayed(toward, 40 * split, "toward the device")
-    assert_delayed(back, 40 * (1 - split), "back from the device")
+    toward, back = one_way_medians(bed, IMPAIRED_PORT[protocol], protocol)
+    assert_delayed(toward, 40 * split, f"{protocol} toward the device")
+    assert_delayed(back, 40 * (1 - split), f"{protocol} back from the device")
 
 
 def test_control_port_is_not_delayed(bed, engine):
     engine.apply(Impairment(rtt_ms=100))
     assert median(bed, "connect", port=CONTROL_PORT) <= UNDELAYED_MAX_MS
     assert median(bed, "echo", port=CONTROL_PORT) <= UNDELAYED_MAX_MS
+
+
+def test_udp_is_matched_on_its_own_ports(bed, engine):
+    """Port 22 is impaired for TCP, not for UDP: the rules match protocol and port together."""
+    engine.apply(Impairment(rtt_ms=100))
+    assert sum(one_way_medians(bed, BENCH_PORT, "udp", 10)) <= UNDELAYED_MAX_MS
+
+
+def test_empty_udp_list_leaves_udp_undelayed(bed, tmp_path):
+    tcp_only = NfqEngine(
+        bed.device,
+        DEVICE_INTERFACE,
+        Ports(tcp=(BENCH_PORT,), udp=()),
+        delayer_path() or "",
+        tmp_path,
+    )
+    try:
+        tcp_only.apply(Impairment(rtt_ms=100))
+        assert "-p udp" not in bed.device.run(ipt("-S")).stdout
+        assert sum(one_way_medians(bed, QUIC_PORT, "udp", 10)) <= UNDELAYED_MAX_MS
+        assert_delayed(median(bed, "echo", 10), 100, "tcp echo")
+    finally:
+        tcp_only.clear()
 
 
 def test_jitter_stays_within_bounds_and_varies(bed, engine):
@@ -66,30 +115,31 @@ def test_jitter_stays_within_bounds_and_varies(bed, engine):
     assert statistics.stdev(samples) > 2, samples
 
 
-def test_loss_rate_matches_within_statistical_tolerance(bed, engine):
+@pytest.mark.parametrize(("protocol", "probe"), [("tcp", "segments"), ("udp", "datagrams")])
+def test_loss_rate_matches_within_statistical_tolerance(bed, engine, protocol, probe):
     loss = 0.10
+    port = IMPAIRED_PORT[protocol]
+    counter = ["INPUT", "-p", protocol, "--dport", str(port)]
     engine.apply(Impairment(rtt_ms=0, loss_pct=loss * 100))
-    bed.device.run(
-        ["iptables-legacy", "-w", "-I", "INPUT", "-p", "tcp", "--dport", str(BENCH_PORT)]
-    )
+    bed.device.run(["iptables-legacy", "-w", "-I", *counter])
     try:
-        bed.probe("segments", BENCH_PORT, 3000)
-        queued = packet_count(bed, ipt("-L", CHAIN_TOWARD_DEVICE, "-v", "-x", "-n"))
-        delivered = packet_count(bed, ["iptables-legacy", "-w", "-L", "INPUT", "-v", "-x", "-n"])
-    finally:
-        bed.device.run(
-            ["iptables-legacy", "-w", "-D", "INPUT", "-p", "tcp", "--dport", str(BENCH_PORT)]
+        bed.probe(probe, port, 3000)
+        queued = packet_count(bed, ipt("-L", CHAIN_TOWARD_DEVICE, "-v", "-x", "-n"), protocol)
+        delivered = packet_count(
+            bed, ["iptables-legacy", "-w", "-L", "INPUT", "-v", "-x", "-n"], protocol
         )
+    finally:
+        bed.device.run(["iptables-legacy", "-w", "-D", *counter])
     assert queued >= 2000
     measured_loss = 1 - delivered / queued
     tolerance = 5 * (loss * (1 - loss) / queued) ** 0.5  # five standard deviations
     assert abs(measured_loss - loss) <= tolerance, f"loss {measured_loss:.3f} over {queued} packets"
 
 
-def packet_count(bed: Testbed, listing: list[str]) -> int:
-    """Packets counted by the first rule of an `iptables -L -v -x` listing."""
-    rule_line = bed.device.run(listing).stdout.splitlines()[2]
-    return int(rule_line.split()[0])
+def packet_count(bed: Testbed, listing: list[str], protocol: str) -> int:
+    """Packets counted by the first rule naming `protocol` in an `iptables -L -v -x` listing."""
+    rules = [line.split() for line in bed.device.run(listing).stdout.splitlines()[2:]]
+    return next(int(rule[0]) for rule in rules if protocol in rule)
 
 
 @pytest.mark.parametrize("kind", ["download", "upload"])

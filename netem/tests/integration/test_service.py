@@ -18,7 +18,7 @@ from testbed import DEVICE_ADDR, Testbed, python_env
 
 from ..conftest import PROFILES_FILE, delayer_path
 from .bounds import UNDELAYED_MAX_MS, assert_delayed
-from .conftest import BENCH_PORT, CONTROL_PORT
+from .conftest import BENCH_PORT, CONTROL_PORT, QUIC_PORT
 
 pytestmark = pytest.mark.netns
 
@@ -56,7 +56,7 @@ def http(bed: Testbed, method: str, path: str, body: dict | None = None) -> tupl
 def bed() -> Iterator[Testbed]:
     """Like the shared testbed, but port 8181 is left free for the service."""
     with Testbed() as testbed:
-        testbed.serve(BENCH_PORT)
+        testbed.serve(BENCH_PORT, QUIC_PORT)
         yield testbed
 
 
@@ -111,6 +111,11 @@ def test_initial_profile_api_and_clean_stop(bed, service):
     assert profile["engine"] in ("nfq", "tc")
     assert "NFQUEUE" in profile["readback"]["iptables"] or profile["engine"] == "tc"
     assert_delayed(statistics.median(bed.probe("connect", BENCH_PORT, 10)), 30)
+    # The default NETEM_UDP_PORTS impairs QUIC's port: half of the 30 ms each way.
+    for samples, direction in zip(
+        zip(*bed.one_way(QUIC_PORT, 20, "udp"), strict=True), ("toward", "back"), strict=True
+    ):
+        assert_delayed(statistics.median(samples), 15, f"udp {direction}")
     if profile["engine"] == "nfq":
         status, body = http(bed, "GET", "/profile")
         readback = json.loads(body)["readback"]
@@ -119,7 +124,8 @@ def test_initial_profile_api_and_clean_stop(bed, service):
         queued = [
             line.split() for line in readback["iptables_counters"].splitlines() if "NFQUEUE" in line
         ]
-        assert len(queued) == 2, queued
+        # Queue 1's rules, then queue 2's, each TCP then UDP; every one has seen traffic.
+        assert [rule[3] for rule in queued] == ["tcp", "udp", "tcp", "udp"], queued
         assert all(int(packets) > 0 for packets, *_ in queued), queued
 
     status, body = http(bed, "PUT", "/profile", {"name": "custom60", "rtt_ms": 60})

@@ -6,32 +6,45 @@ from netem_ctl.engines.nfq import (
     parse_key_values,
     remove_commands,
 )
+from netem_ctl.engines.ports import Ports
 from netem_ctl.impairment import Impairment
 
 from .shell import command, commands
 
 IPT = "iptables-legacy -w -t mangle"
-PORTS = "-p tcp -m multiport"
+TCP = "-p tcp -m multiport"
+UDP = "-p udp -m multiport"
+MARK = "-j MARK --set-xmark 0x4e51/0xffffffff"
 
 
 def test_install_commands():
-    assert install_commands("eth0", (22, 443, 830)) == commands(
+    assert install_commands("eth0", Ports(tcp=(22, 443, 830), udp=(443, 4433))) == commands(
         f"{IPT} -N NETEM_LAB_IN",
-        f"{IPT} -A NETEM_LAB_IN -i eth0 {PORTS} --dports 22,443,830 -j NFQUEUE --queue-num 1",
+        f"{IPT} -A NETEM_LAB_IN -i eth0 {TCP} --dports 22,443,830 -j NFQUEUE --queue-num 1",
+        f"{IPT} -A NETEM_LAB_IN -i eth0 {UDP} --dports 443,4433 -j NFQUEUE --queue-num 1",
         f"{IPT} -N NETEM_LAB_OUT",
-        f"{IPT} -A NETEM_LAB_OUT -i tl-detour1 -o eth0 {PORTS} --sports 22,443,830 "
+        f"{IPT} -A NETEM_LAB_OUT -i tl-detour1 -o eth0 {TCP} --sports 22,443,830 "
+        "-j NFQUEUE --queue-num 2",
+        f"{IPT} -A NETEM_LAB_OUT -i tl-detour1 -o eth0 {UDP} --sports 443,4433 "
         "-j NFQUEUE --queue-num 2",
         f"{IPT} -N NETEM_LAB_DETOUR",
-        f"{IPT} -A NETEM_LAB_DETOUR -o eth0 {PORTS} --sports 22,443,830 "
-        "-j MARK --set-xmark 0x4e51/0xffffffff",
+        f"{IPT} -A NETEM_LAB_DETOUR -o eth0 {TCP} --sports 22,443,830 {MARK}",
+        f"{IPT} -A NETEM_LAB_DETOUR -o eth0 {UDP} --sports 443,4433 {MARK}",
         f"{IPT} -I PREROUTING 1 -j NETEM_LAB_IN",
         f"{IPT} -I FORWARD 1 -j NETEM_LAB_OUT",
         f"{IPT} -I OUTPUT 1 -j NETEM_LAB_DETOUR",
     )
 
 
+def test_empty_udp_list_installs_no_udp_rule():
+    installed = install_commands("eth0", Ports(tcp=(22,), udp=()))
+    assert not any("udp" in command for command in installed)
+    assert sum("tcp" in command for command in installed) == 3
+
+
 def test_no_queue_bypass_anywhere():
-    assert not any("--queue-bypass" in command for command in install_commands("eth0", (22,)))
+    ports = Ports(tcp=(22,), udp=(443,))
+    assert not any("--queue-bypass" in command for command in install_commands("eth0", ports))
 
 
 def test_remove_commands():
@@ -49,14 +62,19 @@ def test_remove_commands():
 
 
 def test_expected_rules_are_spelled_like_iptables_list_rules():
-    assert expected_rule_lines("eth0", (22,)) == [
+    assert expected_rule_lines("eth0", Ports(tcp=(22,), udp=(443,))) == [
         "-A PREROUTING -j NETEM_LAB_IN",
         "-A FORWARD -j NETEM_LAB_OUT",
         "-A OUTPUT -j NETEM_LAB_DETOUR",
         "-A NETEM_LAB_IN -i eth0 -p tcp -m multiport --dports 22 -j NFQUEUE --queue-num 1",
+        "-A NETEM_LAB_IN -i eth0 -p udp -m multiport --dports 443 -j NFQUEUE --queue-num 1",
         "-A NETEM_LAB_OUT -i tl-detour1 -o eth0 -p tcp -m multiport --sports 22 "
         "-j NFQUEUE --queue-num 2",
+        "-A NETEM_LAB_OUT -i tl-detour1 -o eth0 -p udp -m multiport --sports 443 "
+        "-j NFQUEUE --queue-num 2",
         "-A NETEM_LAB_DETOUR -o eth0 -p tcp -m multiport --sports 22 "
+        "-j MARK --set-xmark 0x4e51/0xffffffff",
+        "-A NETEM_LAB_DETOUR -o eth0 -p udp -m multiport --sports 443 "
         "-j MARK --set-xmark 0x4e51/0xffffffff",
     ]
 

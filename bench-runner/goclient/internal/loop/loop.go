@@ -18,17 +18,26 @@ import (
 )
 
 // Result is what one iteration produced. Err is a transport or protocol failure; the
-// outputs of a successful iteration are checked by the runner, not here.
+// outputs of a successful iteration (and the HTTP statuses that came with them) are checked
+// by the runner, not here.
 type Result struct {
-	Outputs []string
-	Replies []report.Reply
-	Phases  map[string]float64
-	Err     error
+	Outputs     []string
+	Statuses    []int
+	Replies     []report.Reply
+	Phases      map[string]float64
+	Connections []report.Connection
+	Err         error
 }
 
 // Iterator runs one iteration of a mode on whatever it opened beforehand.
 type Iterator interface {
 	Iterate(commands []string) Result
+}
+
+// Opened is an Iterator that opened connections before its first iteration (a kept
+// connection, one that fetched a session ticket); the ready line reports them.
+type Opened interface {
+	Opened() []report.Connection
 }
 
 // Step is one line the runner writes in a paced job: run one iteration of commands.
@@ -88,13 +97,15 @@ func once(it Iterator, index int, step Step, now Clock) report.Line {
 	end := now()
 	finish := now()
 	line := report.Line{
-		Event:   report.EventIteration,
-		Index:   index,
-		Warmup:  step.Warmup,
-		OK:      result.Err == nil,
-		Outputs: result.Outputs,
-		Replies: result.Replies,
-		Phases:  result.Phases,
+		Event:       report.EventIteration,
+		Index:       index,
+		Warmup:      step.Warmup,
+		OK:          result.Err == nil,
+		Outputs:     result.Outputs,
+		Statuses:    result.Statuses,
+		Replies:     result.Replies,
+		Phases:      result.Phases,
+		Connections: result.Connections,
 	}
 	report.Span{Begin: begin, Start: start, End: end, Finish: finish}.Apply(&line)
 	if result.Err != nil {
@@ -116,6 +127,11 @@ type Phases map[string]float64
 func (p Phases) Measure(name string, f func() error) error {
 	start := time.Now()
 	err := f()
-	p[name] += float64(time.Since(start)) / float64(time.Millisecond)
+	p.Add(name, time.Since(start))
 	return err
+}
+
+// Add adds d to the phase name.
+func (p Phases) Add(name string, d time.Duration) {
+	p[name] += float64(d) / float64(time.Millisecond)
 }

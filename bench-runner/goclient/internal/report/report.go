@@ -28,6 +28,20 @@ type Reply struct {
 	Text      string `json:"text"`
 }
 
+// Connection is what one connection negotiated, as the client library reports it (TLS 1.3
+// inside QUIC travels encrypted): the TLS version, cipher suite and key-exchange group by
+// their IANA code points (the runner names them as it names those it reads on the wire),
+// the ALPN protocol, whether a session ticket was accepted, and whether the server accepted
+// the early data (0-RTT) sent on it.
+type Connection struct {
+	TLSVersion  uint16 `json:"tls_version"`
+	CipherSuite uint16 `json:"cipher_suite"`
+	Group       uint16 `json:"group,omitempty"`
+	ALPN        string `json:"alpn"`
+	Resumed     bool   `json:"resumed"`
+	Used0RTT    bool   `json:"used_0rtt"`
+}
+
 // Line is one report. Fields not meaningful for an event are left out.
 type Line struct {
 	Event   string `json:"event"`
@@ -40,11 +54,15 @@ type Line struct {
 	WallNs  int64  `json:"wall_ns,omitempty"`
 	OK      bool   `json:"ok"`
 	Error   string `json:"error,omitempty"`
-	// Outputs: one per command (CLI). Replies: every NETCONF reply, in order.
-	Outputs []string           `json:"outputs,omitempty"`
-	Replies []Reply            `json:"replies,omitempty"`
-	Bytes   int                `json:"output_bytes,omitempty"`
-	Phases  map[string]float64 `json:"phases_ms,omitempty"`
+	// Outputs: one per command (CLI), or per HTTP request with its status in Statuses.
+	// Replies: every NETCONF reply, in order.
+	Outputs  []string           `json:"outputs,omitempty"`
+	Statuses []int              `json:"statuses,omitempty"`
+	Replies  []Reply            `json:"replies,omitempty"`
+	Bytes    int                `json:"output_bytes,omitempty"`
+	Phases   map[string]float64 `json:"phases_ms,omitempty"`
+	// Connections opened since the previous line (ready: those opened before it).
+	Connections []Connection `json:"connections,omitempty"`
 }
 
 // Span is an iteration's boundaries, read in this order: Begin, Start, the iteration, End,

@@ -51,6 +51,8 @@ def mode_lines(handshakes: Document | None) -> list[str]:
             f"resumed {_values(parameters, Tag.TLS_RESUMED)}, "
             f"HelloRetryRequest {_values(parameters, Tag.TLS_HELLO_RETRY)}"
         )
+    if Tag.TLS_EARLY_DATA in parameters:
+        lines.append(f"early data (0-RTT) {_values(parameters, Tag.TLS_EARLY_DATA)}")
     incomplete: dict[str, int] = handshakes.get("incomplete") or {}
     if incomplete:
         lines.append(

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from bench_runner import store
+from bench_runner.modes.catalog import FLOOR_CLIENTS as CATALOG_FLOOR_CLIENTS
 from bench_runner.store import RunNotFoundError, StoredRun
 
 Document = dict[str, Any]
-FLOOR_CLIENTS = frozenset({"asyncssh", "httpx", "python-ssl"})
+FLOOR_CLIENTS = frozenset(CATALOG_FLOOR_CLIENTS)
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,12 @@ def handshake_messages(data: bytes) -> list[Message]:
         offset += RECORD_HEADER_BYTES + length
     if not stream:
         raise TlsFormatError("no TLS handshake record")
+    return messages_of(bytes(stream))
+
+
+def messages_of(stream: bytes) -> list[Message]:
+    """The handshake messages of a handshake byte stream without records (QUIC's CRYPTO
+    frames carry them so, RFC 9001 section 4); the last may be cut short where it ends."""
     messages = []
     at = 0
     while at + HANDSHAKE_HEADER_BYTES <= len(stream):

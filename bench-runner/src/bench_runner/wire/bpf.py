@@ -1,10 +1,11 @@
-"""Classic BPF (``SO_ATTACH_FILTER``) programs selecting the TCP traffic of a target.
+"""Classic BPF (``SO_ATTACH_FILTER``) programs selecting the TCP or UDP traffic of a target.
 
 The kernel runs the program on every packet of the bound interface before anything is
 copied to the runner, so only the mode's own connections (target address, one of the
 mode's ports, either direction) ever reach the capture ring, trimmed to their headers
-(``tcp_filter``); ``hello_filter`` keeps, of those, only the packets that start a handshake,
-with their payload (what the connection negotiated).
+(``tcp_filter``; ``udp_filter`` for QUIC, which keeps the first bytes of its payload too);
+``hello_filter`` and ``quic_hello_filter`` keep, of those, only the packets that start a
+handshake, with their payload (what the connection negotiated).
 Offsets are from the start of the frame as an ``AF_PACKET``/``SOCK_RAW`` socket sees it:
 ``link_header`` bytes of link-layer header (14 on Ethernet and loopback), then IP.
 """
@@ -15,6 +16,7 @@ import socket
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 # Instruction classes and modes (linux/filter.h, linux/bpf_common.h).
 BPF_LD, BPF_LDX, BPF_ALU, BPF_JMP, BPF_RET, BPF_MISC = 0x00, 0x01, 0x04, 0x05, 0x06, 0x07
@@ -32,9 +34,13 @@ ETH_P_IP = 0x0800
 ETH_P_IPV6 = 0x86DD
 PACKET_OUTGOING = 4
 IPPROTO_TCP = 6
+IPPROTO_UDP = 17
+UDP_HEADER = 8
 SNAPLEN = 128
 """Bytes kept per packet: the IPv4 (at most 60) or IPv6 (40) header and the TCP header
-(at most 60), nothing of the payload."""
+(at most 60), nothing of the payload; of a UDP datagram, past its 8-byte header, at least 46
+bytes of the payload: a QUIC long header's version and connection IDs (47 bytes at most,
+which only an IPv4 header with 40 bytes of options cuts short, by one)."""
 HELLO_SNAPLEN = 4096
 """Bytes kept of a hello packet (``hello_filter``): the headers and the first 3.9 KiB or
 more of the payload, more than a KEXINIT (OpenSSH 10's client's: about 1.6 KiB) or a
@@ -44,6 +50,19 @@ SSH_MSG_KEXINIT = 20
 TLS_HANDSHAKE_V3 = 0x1603
 """A TLS handshake record's first two bytes: content type 22, major version 3."""
 TLS_CLIENT_HELLO, TLS_SERVER_HELLO = 1, 2
+QUIC_LONG_HEADER = 0x80
+
+
+class Protocol(StrEnum):
+    """The transport protocol a capture filters on."""
+
+    TCP = "tcp"
+    UDP = "udp"
+
+    @property
+    def number(self) -> int:
+        return IPPROTO_TCP if self is Protocol.TCP else IPPROTO_UDP
+
 
 Label = str
 
@@ -149,15 +168,17 @@ def _addresses(address: str | Sequence[str]) -> list[ipaddress.IPv4Address | ipa
     return ips
 
 
-def _tcp_program(
+def _program(
+    protocol: Protocol,
     address: str | Sequence[str],
     ports: tuple[int, ...],
     link_header: int,
     skip_outgoing: bool,
     accepted: list[Insn | Label],
 ) -> list[tuple[int, int, int, int]]:
-    """The program of ``tcp_filter``, which runs ``accepted`` on a packet it keeps (with X
-    the IP header's length, under the label ``accept``); ``accepted`` ends in a return."""
+    """The program of ``tcp_filter`` or ``udp_filter``, which runs ``accepted`` on a packet
+    it keeps (with X the IP header's length, under the label ``accept``); ``accepted`` ends
+    in a return. TCP and UDP both start with the two ports."""
     if not ports:
         raise ValueError("no ports to filter on")
     ips = _addresses(address)
@@ -177,8 +198,8 @@ def _tcp_program(
         source, destination = base + 12, base + 16
         program += [
             _ld(BPF_B, base + 9),
-            _jeq(IPPROTO_TCP, "tcp", "drop"),
-            "tcp",
+            _jeq(protocol.number, "transport", "drop"),
+            "transport",
             _ld(BPF_H, base + 6),
             Insn(BPF_JMP | BPF_JSET | BPF_K, 0x1FFF, "drop"),
             Insn(BPF_LDX | BPF_B | BPF_MSH, base),  # X = IPv4 header length
@@ -188,8 +209,8 @@ def _tcp_program(
         source, destination = base + 8, base + 24
         program += [
             _ld(BPF_B, base + 6),
-            _jeq(IPPROTO_TCP, "tcp", "drop"),
-            "tcp",
+            _jeq(protocol.number, "transport", "drop"),
+            "transport",
             Insn(BPF_LDX | BPF_W | BPF_IMM, 40),
         ]  # X = IPv6 header length
     program += [
@@ -225,7 +246,34 @@ def tcp_filter(
     non-first fragments carry no TCP header and are dropped; IPv6 is matched when TCP is
     the first next header (Linux sends TCP without extension headers).
     """
-    return _tcp_program(address, ports, link_header, skip_outgoing, [_ret(SNAPLEN)])
+    return _program(Protocol.TCP, address, ports, link_header, skip_outgoing, [_ret(SNAPLEN)])
+
+
+def udp_filter(
+    address: str | Sequence[str],
+    ports: tuple[int, ...],
+    *,
+    link_header: int = 14,
+    skip_outgoing: bool = False,
+) -> list[tuple[int, int, int, int]]:
+    """UDP datagrams between this host and ``address`` on one of its ``ports`` (QUIC),
+    with the same address, port, loopback and fragment rules as ``tcp_filter``: a
+    non-first IPv4 fragment is dropped (QUIC forbids fragmentation: RFC 9000 section 14),
+    and IPv6 is matched when UDP is the first next header."""
+    return _program(Protocol.UDP, address, ports, link_header, skip_outgoing, [_ret(SNAPLEN)])
+
+
+def filter_for(
+    protocol: Protocol,
+    address: str | Sequence[str],
+    ports: tuple[int, ...],
+    *,
+    link_header: int = 14,
+    skip_outgoing: bool = False,
+) -> list[tuple[int, int, int, int]]:
+    """The counting filter of ``protocol``: ``tcp_filter`` or ``udp_filter``."""
+    build = tcp_filter if protocol is Protocol.TCP else udp_filter
+    return build(address, ports, link_header=link_header, skip_outgoing=skip_outgoing)
 
 
 def hello_filter(
@@ -266,17 +314,40 @@ def hello_filter(
         "keep",
         _ret(HELLO_SNAPLEN),
     ]
-    return _tcp_program(address, ports, link_header, skip_outgoing, payload_checks)
+    return _program(Protocol.TCP, address, ports, link_header, skip_outgoing, payload_checks)
 
 
-def describe(address: str | Sequence[str], ports: tuple[int, ...]) -> str:
+def quic_hello_filter(
+    address: str | Sequence[str],
+    ports: tuple[int, ...],
+    *,
+    link_header: int = 14,
+    skip_outgoing: bool = False,
+) -> list[tuple[int, int, int, int]]:
+    """The datagrams of ``udp_filter`` whose payload starts with a QUIC long header (first
+    bit set: Initial, 0-RTT, Handshake, Retry, Version Negotiation), up to
+    ``HELLO_SNAPLEN`` bytes: more than a client's first datagram (1200 bytes or a little
+    more) or the server's first flight per datagram. 1-RTT packets, the bulk of a
+    connection, and empty datagrams are dropped before anything is copied."""
+    long_header_checks: list[Insn | Label] = [
+        _ld_ind(BPF_B, link_header + UDP_HEADER),  # the payload's first byte
+        Insn(BPF_JMP | BPF_JSET | BPF_K, QUIC_LONG_HEADER, "keep", "drop"),
+        "keep",
+        _ret(HELLO_SNAPLEN),
+    ]
+    return _program(Protocol.UDP, address, ports, link_header, skip_outgoing, long_header_checks)
+
+
+def describe(
+    address: str | Sequence[str], ports: tuple[int, ...], protocol: Protocol = Protocol.TCP
+) -> str:
     """The filter in tcpdump syntax, for results.json."""
     port_expr = " or ".join(f"port {port}" for port in ports)
     ips = _addresses(address)
     if len(ips) == 1:
-        return f"tcp and host {ips[0]} and ({port_expr})"
+        return f"{protocol} and host {ips[0]} and ({port_expr})"
     host_expr = " or ".join(f"host {ip}" for ip in ips)
-    return f"tcp and ({host_expr}) and ({port_expr})"
+    return f"{protocol} and ({host_expr}) and ({port_expr})"
 
 
 def attach(sock: socket.socket, program: list[tuple[int, int, int, int]]) -> None:

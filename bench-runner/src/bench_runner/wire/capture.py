@@ -19,6 +19,11 @@ plus more than arrives in ``PACE_S``, even at 10 Gbit/s of full-size frames.
 Beside it a second socket keeps the handshakes' packets (``hello_capture``), from the
 capture's opening to ``finish()``: the session's setup and warm-up too. The same thread
 copies them out only when half of their ring is filled.
+
+A QUIC mode's capture (``Protocol.UDP``) keeps the UDP datagrams of the mode's ports with the
+first bytes of their payload, which tell a connection's start and what counts as a send
+(``quic_flows``); the time split reads them as events without TCP's flags, sequence numbers
+or pure ACKs (``timeline``).
 """
 
 import ipaddress
@@ -37,8 +42,10 @@ import psutil
 
 from bench_runner.roundtrips import earliest_answer_ns
 from bench_runner.wire import bpf, ring
+from bench_runner.wire.bpf import Protocol
 from bench_runner.wire.hello_capture import HelloCapture, HelloPacket
 from bench_runner.wire.model import WireIteration
+from bench_runner.wire.quic_flows import QuicFlows
 from bench_runner.wire.tally import Tally, wire_segments
 from bench_runner.wire.timeline import HandshakeRtts, Packet, Span, Timeline, TimeSplit
 
@@ -54,6 +61,10 @@ PACKET_FIELDS = 7
 """A waiting packet's integers in ``Segment``: a ``Packet``'s fields in order."""
 VNET_MIN_KERNEL = (5, 8)
 """First kernel that writes the virtio-net header into ring frames (tpacket_rcv)."""
+VNET_UDP_MIN_KERNEL = (6, 2)
+"""First kernel whose virtio-net header describes a UDP GSO aggregate (``GSO_UDP_L4``);
+an older one drops from the ring every packet whose header it cannot write, so a UDP
+capture asks for the header only from this one on."""
 
 
 class CaptureUnavailableError(Exception):
@@ -147,17 +158,25 @@ class Segment:
 
 
 class WireCapture:
-    """Counts and times the TCP traffic between this host and ``address`` on ``ports``;
-    ``rtt_ns`` is the verified RTT the timeline splits waits with. ``address`` may be
-    several addresses (a fleet's devices), all routed through one interface."""
+    """Counts and times the TCP (or, with ``Protocol.UDP``, the QUIC) traffic between this
+    host and ``address`` on ``ports``; ``rtt_ns`` is the verified RTT the timeline splits
+    waits with. ``address`` may be several addresses (a fleet's devices), all routed through
+    one interface."""
 
-    def __init__(self, address: str | tuple[str, ...], ports: tuple[int, ...], rtt_ns: int) -> None:
+    def __init__(
+        self,
+        address: str | tuple[str, ...],
+        ports: tuple[int, ...],
+        rtt_ns: int,
+        protocol: Protocol = Protocol.TCP,
+    ) -> None:
         if not hasattr(socket, "AF_PACKET"):
             raise CaptureUnavailableError("AF_PACKET sockets need Linux")
         addresses = (address,) if isinstance(address, str) else address
         self.address = addresses[0]
         self.addresses = addresses
         self.ports = ports
+        self.protocol = protocol
         self.interface = route_interface(addresses[0])
         elsewhere = sorted({route_interface(other) for other in addresses[1:]} - {self.interface})
         if elsewhere:
@@ -167,9 +186,13 @@ class WireCapture:
             )
         link_header = link_header_length(self.interface)
         try:
-            self.filter = bpf.describe(addresses, ports)
-            program = bpf.tcp_filter(
-                addresses, ports, link_header=link_header, skip_outgoing=self.interface == "lo"
+            self.filter = bpf.describe(addresses, ports, protocol)
+            program = bpf.filter_for(
+                protocol,
+                addresses,
+                ports,
+                link_header=link_header,
+                skip_outgoing=self.interface == "lo",
             )
         except ValueError as exc:  # mixed IP versions, or too many addresses for one program
             raise CaptureUnavailableError(f"capture filter: {exc}") from exc
@@ -186,7 +209,9 @@ class WireCapture:
             ) from exc
         try:
             bpf.attach(self._sock, program)
-            self.segments_known = _kernel_at_least(VNET_MIN_KERNEL)
+            self.segments_known = _kernel_at_least(
+                VNET_MIN_KERNEL if protocol is Protocol.TCP else VNET_UDP_MIN_KERNEL
+            )
             if self.segments_known:
                 ring.enable_vnet_header(self._sock)
             self._ring = ring.map_ring(self._sock)
@@ -199,10 +224,19 @@ class WireCapture:
         self.hello_error: str | None = None
         """Why the handshakes' packets are not captured (their socket failed)."""
         try:
-            self._hellos = HelloCapture(addresses, ports, self.interface, link_header, ipv6)
+            self._hellos = HelloCapture(
+                addresses,
+                ports,
+                self.interface,
+                link_header,
+                ipv6,
+                protocol,
+                vnet=protocol is Protocol.UDP and self.segments_known,
+            )
         except OSError as exc:
             self.hello_error = f"handshake capture on {self.interface}: {exc}"
         self._port_set = frozenset(ports)
+        self._flows = QuicFlows() if protocol is Protocol.UDP else None
         self._parsed = 0  # frame sequence numbers: the next frame to parse ...
         self._seen = 0  # ... and how far mark() has found frames filled
         # Where each segment ends (a frame sequence number) and its iteration's span.
@@ -224,6 +258,21 @@ class WireCapture:
     @property
     def drops(self) -> int:
         return self._drops
+
+    def segments_caveat(self) -> str | None:
+        """Why ``segments_*`` and ``ip_bytes_*`` are unknown here; None when they are known."""
+        if self.segments_known:
+            return None
+        if self.protocol is Protocol.UDP:
+            return (
+                "this kernel does not report UDP GSO segment sizes to packet sockets (Linux "
+                "6.2 and later do): segments and ip_bytes are null, packets are the "
+                "aggregates the socket saw"
+            )
+        return (
+            "this kernel does not report GSO segment sizes to packet sockets: segments and "
+            "ip_bytes are null, packets are the aggregates the socket saw"
+        )
 
     def mark(self, span: Span | None = None) -> int:
         """End the current segment of traffic at the frames filled so far; the index of
@@ -303,6 +352,7 @@ class WireCapture:
         vnet = self.segments_known
         ipv6 = self._ipv6
         ports = self._port_set
+        flows = self._flows
         boundaries = self._boundaries
         sequence = self._parsed
         if boundaries:
@@ -317,7 +367,7 @@ class WireCapture:
             offset = sequence % ring.FRAMES * ring.FRAME_SIZE
             if not status_at(frames, offset)[0] & ring.TP_STATUS_USER:
                 break
-            _, length, _, mac, net, seconds, nanoseconds = header(frames, offset)
+            _, length, snaplen, mac, net, seconds, nanoseconds = header(frames, offset)
             start = offset + net
             if ipv6:
                 ip_header = 40
@@ -329,57 +379,65 @@ class WireCapture:
                 ip_length = frames[start + 2] << 8 | frames[start + 3]
                 if ip_length == 0:  # BIG TCP aggregate over 64 KiB: no length field
                     ip_length = length - (net - mac)
-            tcp = start + ip_header
+            time_ns = seconds * 1_000_000_000 + nanoseconds
+            transport = start + ip_header
             # Towards the target when the destination port is one of the mode's: the
             # packet type cannot tell on loopback, where the filter keeps only arrivals.
-            outgoing = (frames[tcp + 2] << 8 | frames[tcp + 3]) in ports
-            headers = ip_header + (frames[tcp + 12] >> 4) * 4
+            outgoing = (frames[transport + 2] << 8 | frames[transport + 3]) in ports
+            # The runner's port names the connection: the source going out, else the
+            # destination.
+            own_at = transport if outgoing else transport + 2
+            own_port = frames[own_at] << 8 | frames[own_at + 1]
+            if flows is None:
+                headers = ip_header + (frames[transport + 12] >> 4) * 4
+            else:
+                headers = ip_header + bpf.UDP_HEADER
             payload = ip_length - headers
-            flags = frames[tcp + 13]
             segments: int | None = None
             if vnet:
                 vnet_header = offset + mac - ring.VNET_HDR_LEN
                 segments = wire_segments(
                     payload, gso_size_at(frames, vnet_header + 4)[0], frames[vnet_header + 1] != 0
                 )
-            time_ns = seconds * 1_000_000_000 + nanoseconds
             segment = self._segment
-            segment.tally.add(outgoing, flags, payload, headers, segments, time_ns)
-            # The runner's port names the connection: the source going out, else the
-            # destination.
-            own_port = tcp if outgoing else tcp + 2
-            seq, ack = TCP_NUMBERS.unpack_from(frames, tcp + 4)
-            segment.add(
-                Packet(
-                    time_ns,
-                    outgoing,
-                    flags,
-                    payload,
-                    seq,
-                    ack,
-                    frames[own_port] << 8 | frames[own_port + 1],
+            if flows is None:
+                flags = frames[transport + 13]
+                segment.tally.add(outgoing, flags, payload, headers, segments, time_ns)
+                seq, ack = TCP_NUMBERS.unpack_from(frames, transport + 4)
+                segment.add(Packet(time_ns, outgoing, flags, payload, seq, ack, own_port))
+            else:
+                held_end = min(start + ip_length, offset + mac + snaplen)
+                head = bytes(frames[start + headers : held_end])
+                connect, event = flows.datagram(outgoing, own_port, head, payload)
+                segment.tally.add_datagram(
+                    outgoing, payload, headers, segments, time_ns, connect=connect, event=event
                 )
-            )
+                # The time split sees a datagram that is no event as one without payload.
+                segment.add(Packet(time_ns, outgoing, 0, payload if event else 0, 0, 0, own_port))
             set_status(frames, offset, ring.TP_STATUS_KERNEL)
             sequence += 1
             self._parsed = sequence
 
 
 def open_capture(
-    host: str | Sequence[str], ports: tuple[int, ...], rtt_ns: int
+    host: str | Sequence[str],
+    ports: tuple[int, ...],
+    rtt_ns: int,
+    protocol: Protocol = Protocol.TCP,
 ) -> tuple[WireCapture | None, str | None]:
-    """A capture of ``host``'s ``ports`` (resolved like a TCP connect does: the first
-    address), or None and the reason it cannot run here. ``host`` may be several hosts
+    """A capture of ``host``'s ``ports`` (resolved like a connect of ``protocol`` does: the
+    first address), or None and the reason it cannot run here. ``host`` may be several hosts
     (a fleet mode's devices): one capture counts the traffic with all of them."""
     hosts = [host] if isinstance(host, str) else list(host)
+    kind = socket.SOCK_STREAM if protocol is Protocol.TCP else socket.SOCK_DGRAM
     try:
         addresses = tuple(
             dict.fromkeys(
-                str(socket.getaddrinfo(name, ports[0], type=socket.SOCK_STREAM)[0][4][0])
-                for name in hosts
+                str(socket.getaddrinfo(name, ports[0], type=kind)[0][4][0]) for name in hosts
             )
         )
-        return WireCapture(addresses[0] if len(addresses) == 1 else addresses, ports, rtt_ns), None
+        address = addresses[0] if len(addresses) == 1 else addresses
+        return WireCapture(address, ports, rtt_ns, protocol), None
     except CaptureUnavailableError as exc:
         return None, str(exc)
     except OSError as exc:

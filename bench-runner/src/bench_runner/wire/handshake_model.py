@@ -13,11 +13,12 @@ from pydantic import BaseModel
 from bench_runner.influx_schema import (
     HANDSHAKE_TAGS,
     HANDSHAKE_VALUE_SEPARATOR,
+    QUIC_HANDSHAKE_TAGS,
     SSH_HANDSHAKE_TAGS,
     TLS_HANDSHAKE_TAGS,
     Tag,
 )
-from bench_runner.wire.handshakes import CLIENT_ID, SERVER_ID, TLS, Negotiation
+from bench_runner.wire.handshakes import CLIENT_ID, QUIC, SERVER_ID, TLS, Negotiation
 
 METHOD = "af-packet"
 WIRE, LIBRARY = "wire", "library"
@@ -25,7 +26,7 @@ NOT_OFFERED = "not offered"
 """The ClientHello offered no ALPN protocol (read on the wire)."""
 NONE_SELECTED = "none selected"
 """The client offered ALPN; its library reports that the server selected none."""
-PARAMETERS = (*SSH_HANDSHAKE_TAGS, CLIENT_ID, SERVER_ID, *TLS_HANDSHAKE_TAGS)
+PARAMETERS = (*SSH_HANDSHAKE_TAGS, CLIENT_ID, SERVER_ID, *TLS_HANDSHAKE_TAGS, *QUIC_HANDSHAKE_TAGS)
 """Every parameter ``Handshakes.parameters`` may hold, in this order."""
 COUNT_COLUMNS = ("handshakes", "handshakes_incomplete", "handshakes_varied")
 
@@ -78,7 +79,9 @@ def unavailable(reason: str | None) -> Handshakes:
 
 def _alpn(tls: list[Negotiation], selected: Counter[str | None] | None, client: str) -> Negotiated:
     """The ALPN protocol of the TLS connections: ``not offered`` for those whose
-    ClientHello offered none, else what the library reports, else that it reports
+    ClientHello offered none, else what the library reports, else, for a QUIC connection
+    whose ClientHello offered one protocol, that one (QUIC cannot complete a handshake
+    without agreeing on one: RFC 9001 section 8.1), else that the library reports
     nothing."""
     not_offered = sum(1 for item in tls if item.alpn_offered == ())
     offered = len(tls) - not_offered
@@ -92,7 +95,11 @@ def _alpn(tls: list[Negotiation], selected: Counter[str | None] | None, client: 
         # The library's "none" also counts the connections that offered nothing.
         values[NONE_SELECTED] += max(selected[None] - not_offered, 0)
     elif offered:
-        values[not_exposed(client)] += offered
+        for item in tls:
+            if item.protocol == QUIC and item.alpn_offered and len(item.alpn_offered) == 1:
+                values[item.alpn_offered[0]] += 1
+            elif item.alpn_offered != ():
+                values[not_exposed(client)] += 1
     values[NOT_OFFERED] += not_offered
     return Negotiated(values={key: count for key, count in values.items() if count}, source=source)
 
@@ -116,7 +123,7 @@ def summarize_handshakes(
         for name in PARAMETERS
         if name in counted
     }
-    tls = [item for item in whole if item.protocol == TLS]
+    tls = [item for item in whole if item.protocol in (TLS, QUIC)]
     if tls:
         parameters[Tag.TLS_ALPN] = _alpn(tls, alpn, client)
         parameters = {name: parameters[name] for name in PARAMETERS if name in parameters}

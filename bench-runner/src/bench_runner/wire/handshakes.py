@@ -14,7 +14,9 @@ from bench_runner.influx_schema import Tag
 from bench_runner.protocols import ssh_kex, tls_hello
 from bench_runner.wire.hello_capture import ConnectionKey, HelloPacket
 
-SSH, TLS = "ssh", "tls"
+SSH, TLS, QUIC = "ssh", "tls", "quic"
+"""The protocols a negotiation is read from: QUIC's is TLS 1.3 carried in QUIC's Initial
+packets (``quic_handshakes``)."""
 CLIENT_ID = "ssh_client_id"
 """The client's identification line (``SSH-2.0-paramiko_5.1.0``): recorded, not a tag."""
 SERVER_ID = "ssh_server_id"
@@ -104,9 +106,13 @@ def _ssh(connection: ConnectionKey, packets: list[HelloPacket]) -> Negotiation:
     return Negotiation(connection, SSH, {**values, CLIENT_ID: ids[True], SERVER_ID: ids[False]})
 
 
+ServerHellos = list[tuple[tls_hello.ServerHello, list[tls_hello.Message]]]
+"""Each ServerHello (a HelloRetryRequest too) with the messages that followed it."""
+
+
 def _tls(connection: ConnectionKey, packets: list[HelloPacket]) -> Negotiation:
     client_hellos: list[tls_hello.ClientHello] = []
-    server_hellos: list[tuple[tls_hello.ServerHello, list[tls_hello.Message]]] = []
+    server_hellos: ServerHellos = []
     try:
         for packet in packets:
             if not tls_hello.is_hello_record(packet.payload):
@@ -121,6 +127,17 @@ def _tls(connection: ConnectionKey, packets: list[HelloPacket]) -> Negotiation:
                     break  # the handshake is decided: what follows is encrypted
     except tls_hello.TlsFormatError as exc:
         return Negotiation(connection, TLS, problem=str(exc))
+    return tls_negotiation(connection, TLS, client_hellos, server_hellos)
+
+
+def tls_negotiation(
+    connection: ConnectionKey,
+    protocol: str,
+    client_hellos: list[tls_hello.ClientHello],
+    server_hellos: ServerHellos,
+) -> Negotiation:
+    """What a TLS handshake negotiated, from its hellos in the order sent (TLS over TCP, or
+    over QUIC: ``protocol``), or which of them the capture did not hold."""
     offered = client_hellos[0].alpn if client_hellos else None
     final = [item for item in server_hellos if not item[0].hello_retry]
     if not client_hellos or not final:
@@ -130,7 +147,10 @@ def _tls(connection: ConnectionKey, packets: list[HelloPacket]) -> Negotiation:
             if not found
         ]
         return Negotiation(
-            connection, TLS, problem=f"not captured: {', '.join(missing)}", alpn_offered=offered
+            connection,
+            protocol,
+            problem=f"not captured: {', '.join(missing)}",
+            alpn_offered=offered,
         )
     hello, rest = final[-1]
     if hello.tls13:
@@ -152,4 +172,4 @@ def _tls(connection: ConnectionKey, packets: list[HelloPacket]) -> Negotiation:
         Tag.TLS_RESUMED: TRUE if resumed else FALSE,
         Tag.TLS_HELLO_RETRY: TRUE if any(item[0].hello_retry for item in server_hellos) else FALSE,
     }
-    return Negotiation(connection, TLS, values, alpn_offered=offered)
+    return Negotiation(connection, protocol, values, alpn_offered=offered)

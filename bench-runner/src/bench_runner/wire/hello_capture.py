@@ -2,7 +2,10 @@
 
 Its filter (``bpf.hello_filter``) keeps only the packets of the mode's connections whose
 payload starts an SSH or TLS handshake (identification line, KEXINIT, ClientHello,
-ServerHello), four or so per connection, with their first ``HELLO_SNAPLEN`` bytes. The
+ServerHello), four or so per connection, with their first ``HELLO_SNAPLEN`` bytes; for QUIC
+(``bpf.quic_hello_filter``) the datagrams that start with a long header, a handful per
+connection, each handed on as one ``HelloPacket`` (a GSO aggregate cut into its datagrams
+where the kernel says their size: ``VNET_UDP_MIN_KERNEL``). The
 kernel copies them into a ring of its own; nothing reads it while an iteration runs. The
 frames are copied out (a few bytes objects each) when the mode is over, or by the counting
 capture's thread when half the ring is filled (a mode of many connections), and decoded
@@ -15,10 +18,11 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from bench_runner.wire import bpf, ring
+from bench_runner.wire.bpf import Protocol
 
 FRAME_SIZE = 4224
-"""tpacket2_hdr, sockaddr_ll and the link header (80 bytes to the network header) and the
-filter's 4096-byte snap, rounded up to 16."""
+"""tpacket2_hdr, sockaddr_ll and the link header (80 bytes to the network header, 90 with
+the virtio-net header) and the filter's 4096-byte snap, rounded up to 16."""
 BLOCK_SIZE = 128 << 10
 BLOCKS = 32
 FRAMES_PER_BLOCK = BLOCK_SIZE // FRAME_SIZE
@@ -29,17 +33,19 @@ BACKLOG = FRAMES // 2
 
 class ConnectionKey(NamedTuple):
     """A connection as the runner sees it: the target's address and port, the runner's
-    port."""
+    port; for QUIC also the client's source connection ID (``quic_handshakes``: one UDP
+    socket may carry several connections)."""
 
     address: bytes
     port: int
     own_port: int
+    connection_id: bytes = b""
 
 
 @dataclass(frozen=True)
 class HelloPacket:
-    """One kept packet: its connection, direction, TCP sequence number, the payload bytes
-    kept and the payload's whole length."""
+    """One kept packet: its connection, direction, TCP sequence number (0 for a UDP
+    datagram), the payload bytes kept and the payload's whole length."""
 
     connection: ConnectionKey
     outgoing: bool
@@ -61,7 +67,10 @@ def frame_offset(sequence: int) -> int:
 
 class HelloCapture:
     """The handshake packets between this host and ``addresses`` on ``ports``, through
-    ``interface`` (whose link header is ``link_header`` bytes)."""
+    ``interface`` (whose link header is ``link_header`` bytes). ``vnet``: ask the kernel
+    for the virtio-net header, whose segment size cuts a UDP GSO aggregate into its
+    datagrams (only where the kernel can write it for UDP: a packet it cannot describe
+    would be dropped)."""
 
     def __init__(
         self,
@@ -70,15 +79,18 @@ class HelloCapture:
         interface: str,
         link_header: int,
         ipv6: bool,
+        protocol: Protocol = Protocol.TCP,
+        vnet: bool = False,
     ) -> None:
-        program = bpf.hello_filter(
-            addresses, ports, link_header=link_header, skip_outgoing=interface == "lo"
-        )
+        build = bpf.hello_filter if protocol is Protocol.TCP else bpf.quic_hello_filter
+        program = build(addresses, ports, link_header=link_header, skip_outgoing=interface == "lo")
         # As the counting socket: protocol 0 until the filter is attached (module
         # capture's comment), so no unfiltered packet is ever queued.
         self._sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
         try:
             bpf.attach(self._sock, program)
+            if vnet:
+                ring.enable_vnet_header(self._sock)
             self._ring = ring.map_ring(self._sock, FRAME_SIZE, BLOCK_SIZE, BLOCKS)
             self._sock.bind((interface, ring.ETH_P_ALL))
         except OSError:
@@ -86,6 +98,8 @@ class HelloCapture:
             raise
         self._ports = frozenset(ports)
         self._ipv6 = ipv6
+        self._udp = protocol is Protocol.UDP
+        self._vnet = vnet
         self._sequence = 0
         self._packets: list[HelloPacket] = []
         self._drops = 0
@@ -105,7 +119,11 @@ class HelloCapture:
                 return
             _, length, snaplen, mac, net, _, _ = ring.HEADER.unpack_from(frames, offset)
             packet = self._packet(frames, offset + net, snaplen - (net - mac), length - (net - mac))
-            if packet is not None:
+            if packet is not None and self._udp:
+                self._packets.extend(
+                    self._datagrams(packet, self._segment_size(frames, offset + mac))
+                )
+            elif packet is not None:
                 self._packets.append(packet)
             ring.STATUS.pack_into(frames, offset, ring.TP_STATUS_KERNEL)
             self._sequence += 1
@@ -122,11 +140,16 @@ class HelloCapture:
             source, destination = start + 12, start + 16
         if ip_length <= ip_header:  # a BIG TCP aggregate: no length field, the frame's
             ip_length = whole
-        tcp = start + ip_header
-        source_port = frames[tcp] << 8 | frames[tcp + 1]
-        destination_port = frames[tcp + 2] << 8 | frames[tcp + 3]
+        transport = start + ip_header
+        source_port = frames[transport] << 8 | frames[transport + 1]
+        destination_port = frames[transport + 2] << 8 | frames[transport + 3]
         outgoing = destination_port in self._ports
-        headers = ip_header + (frames[tcp + 12] >> 4) * 4
+        if self._udp:
+            headers = ip_header + bpf.UDP_HEADER
+            seq = 0
+        else:
+            headers = ip_header + (frames[transport + 12] >> 4) * 4
+            seq = int.from_bytes(frames[transport + 4 : transport + 8], "big")
         if headers > kept:
             return None
         remote = destination if outgoing else source
@@ -137,10 +160,37 @@ class HelloCapture:
                 source_port if outgoing else destination_port,
             ),
             outgoing=outgoing,
-            seq=int.from_bytes(frames[tcp + 4 : tcp + 8], "big"),
+            seq=seq,
             payload=bytes(frames[start + headers : start + kept]),
             length=ip_length - headers,
         )
+
+    def _segment_size(self, frames: mmap.mmap, mac: int) -> int:
+        """The datagram size of a GSO aggregate, from the virtio-net header in front of the
+        link header at ``mac``; 0 for a single datagram, or when the header is not asked."""
+        if not self._vnet:
+            return 0
+        vnet_header = mac - ring.VNET_HDR_LEN
+        if frames[vnet_header + 1] == 0:  # gso_type: none
+            return 0
+        return int(ring.GSO_SIZE.unpack_from(frames, vnet_header + 4)[0])
+
+    @staticmethod
+    def _datagrams(packet: HelloPacket, segment_size: int) -> list[HelloPacket]:
+        """The datagrams of a GSO aggregate (each ``segment_size`` bytes, the last one
+        shorter), or the packet itself; a datagram the snap cut keeps the bytes held."""
+        if segment_size <= 0 or packet.length <= segment_size:
+            return [packet]
+        return [
+            HelloPacket(
+                packet.connection,
+                packet.outgoing,
+                0,
+                packet.payload[start : start + segment_size],
+                min(segment_size, packet.length - start),
+            )
+            for start in range(0, min(packet.length, len(packet.payload)), segment_size)
+        ]
 
     def finish(self) -> list[HelloPacket]:
         """Every packet kept since the capture opened, in arrival order."""

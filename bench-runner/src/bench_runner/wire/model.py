@@ -9,14 +9,16 @@ METHOD = "af-packet"
 
 
 class WireIteration(BaseModel):
-    """One iteration's TCP traffic between the runner and the target, on the mode's ports.
+    """One iteration's TCP (or QUIC's UDP) traffic between the runner and the target, on the
+    mode's ports.
 
     ``packets_*`` are what the packet socket saw: received packets after GRO, sent ones
     before GSO/TSO segmentation, so one bulk "packet" can be many segments on the wire;
     ``segments_*`` are the TCP segments on the wire, each aggregate counted as its payload
     over its segment size (from the kernel's virtio-net header); null when the kernel
     does not provide that header. ``bytes_*`` are TCP payload bytes (TLS and SSH framing
-    included, TCP/IP headers not); ``ip_bytes_*`` add one IP + TCP header per segment.
+    included, TCP/IP headers not), UDP payload bytes for QUIC; ``ip_bytes_*`` add one IP +
+    TCP (UDP) header per segment (datagram).
     """
 
     round_trips: int

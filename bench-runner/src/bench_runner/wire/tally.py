@@ -4,7 +4,9 @@ Only counters and the direction state live here, never a list of packets, so cou
 1 GB transfer costs no memory. Round trips follow ``roundtrips.RoundTripCounter`` (the
 definition the asyncssh socket trace uses), on the kernel's stamps: a SYN the runner sends is
 a connect; a packet carrying payload is a send (runner to target) or a receive (target to
-runner); pure ACKs, FINs and RSTs without payload are not events.
+runner); pure ACKs, FINs and RSTs without payload are not events. A UDP datagram (QUIC) comes
+with what it is (``quic_flows``): a connection's first Initial is a connect and a send at
+once, its answer the round trip's end, as for any send (``add_datagram``).
 """
 
 from bench_runner.roundtrips import Event, RoundTripCounter
@@ -48,6 +50,35 @@ class Tally:
         """One packet as the socket saw it: ``payload`` TCP payload bytes, ``headers`` IP
         + TCP header bytes, ``segments`` wire segments it stands for (None: unknown),
         ``time_ns`` the kernel's stamp."""
+        self._count(outgoing, payload, headers, segments)
+        if outgoing and tcp_flags & TCP_SYN and not tcp_flags & TCP_ACK:
+            self.connects += 1
+            self.round_trips.feed(Event.CONNECT, time_ns)
+        elif payload:
+            self.round_trips.feed(Event.SEND if outgoing else Event.RECV, time_ns)
+
+    def add_datagram(
+        self,
+        outgoing: bool,
+        payload: int,
+        headers: int,
+        segments: int | None,
+        time_ns: int,
+        *,
+        connect: bool,
+        event: bool,
+    ) -> None:
+        """One UDP datagram (or GSO aggregate): ``payload`` UDP payload bytes, ``headers`` IP
+        + UDP header bytes; ``connect``: it starts a QUIC connection, which its answer
+        completes as one round trip (no separate one as for TCP's SYN); ``event``: it is a
+        send or receive of the round-trip count."""
+        self._count(outgoing, payload, headers, segments)
+        if connect:
+            self.connects += 1
+        if event:
+            self.round_trips.feed(Event.SEND if outgoing else Event.RECV, time_ns)
+
+    def _count(self, outgoing: bool, payload: int, headers: int, segments: int | None) -> None:
         direction = OUT if outgoing else IN
         if segments is None:
             self.segments_known = False
@@ -56,11 +87,6 @@ class Tally:
         self.segments[direction] += segments
         self.payload[direction] += payload
         self.ip_bytes[direction] += payload + segments * headers
-        if outgoing and tcp_flags & TCP_SYN and not tcp_flags & TCP_ACK:
-            self.connects += 1
-            self.round_trips.feed(Event.CONNECT, time_ns)
-        elif payload:
-            self.round_trips.feed(Event.SEND if outgoing else Event.RECV, time_ns)
 
     def result(self) -> WireIteration:
         known = self.segments_known

@@ -39,6 +39,18 @@ between those readings (microseconds; more when the client was descheduled betwe
 Concurrent connections (requests in flight together) share one timeline: each piece is
 counted once, in the order events happened (a stamp earlier than one already counted adds
 nothing). Only running totals are kept, never a packet list.
+
+QUIC (UDP) reaches the split as packets without flags or sequence numbers: every datagram is
+an event but the client's that cannot carry a request (``quic_flows``), so network, device
+and client mean what they mean over TCP, a connection's first Initial and its answer being
+one wait like any request. There is no TCP stall: QUIC has no Nagle, and its delayed
+acknowledgments hold back nothing a side has to send. What could take a stall's place, a
+sender waiting for acknowledgments because its congestion or flow-control window is full,
+or a server that has sent three times what it received from a client not yet validated
+(RFC 9000 section 8.1), cannot be told from the wire: the acknowledgments that release such
+a wait are encrypted. The lab's answers fit in the initial windows, and its handshake flight
+in the anti-amplification allowance; a wait of that kind would show as one round trip more,
+network and device time.
 """
 
 from dataclasses import dataclass
@@ -76,7 +88,8 @@ def _at_or_after(number: int, reference: int) -> bool:
 @dataclass(frozen=True, slots=True)
 class Packet:
     """What the accounting needs of one packet; ``connection`` tells the runner's
-    connections apart (its port)."""
+    connections apart (its port). A UDP datagram has no flags, ``seq`` and ``ack`` 0, and
+    ``payload`` 0 unless it is an event."""
 
     time_ns: int
     outgoing: bool

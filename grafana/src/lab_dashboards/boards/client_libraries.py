@@ -34,7 +34,8 @@ def build() -> dict[str, Any]:
             UID,
             "Client libraries",
             "The same mode with asyncssh, paramiko, OpenSSH, netmiko, scrapli, httpx, "
-            "requests, ncclient and scrapli-netconf: what the library costs on top of "
+            "requests, ncclient, scrapli-netconf, and for HTTP/3 quic-go, aioquic and curl: "
+            "what the library costs on top of "
             "the transport. Runs with `--clients all` (the smoke and nightly plans).",
         )
         .with_variable(variables.profile())

@@ -72,7 +72,8 @@ def build() -> dict[str, Any]:
                 "Every figure of the run",
                 "Statistics over the measured iterations (warm-up discarded), the RTT the "
                 "profile sets and the RTT the runner verified on the mode's port just before "
-                "measuring. n counts successful iterations, errors the failed ones.",
+                "measuring (TCP connects; HTTP/3: QUIC version negotiation on its UDP port). "
+                "n counts successful iterations, errors the failed ones.",
                 (
                     last(SummaryField.P50_MS, "p50"),
                     last(SummaryField.P95_MS, "p95"),

@@ -2,12 +2,15 @@
 
 Why: a packet the device's TCP stack sends stays charged to its socket until it is freed, and TCP
 Small Queues stops the socket at about two such packets; holding them in NFQUEUE for the one-way
-delay therefore capped device->client transfers (0.38 MB/s at 30 ms). Kernel netem avoids this by
-orphaning what it holds. Here the packet crosses a veth pair inside the device's namespace instead:
-the IP receive path orphans it, and it is then *forwarded* to eth0, so the FORWARD hook can hold it
-for as long as the profile says without TCP noticing.
+delay therefore capped device->client transfers (0.38 MB/s at 30 ms). A UDP (QUIC) socket is
+charged the same way, against its send buffer: held datagrams would block its sender once a
+buffer's worth is in flight. Kernel netem avoids this by orphaning what it holds. Here the packet
+crosses a veth pair inside the device's namespace instead: the IP receive path orphans it, and it
+is then *forwarded* to eth0, so the FORWARD hook can hold it for as long as the profile says
+without the socket noticing.
 
-  local TCP -OUTPUT: mark-> policy route -> DETOUR_OUT ==veth==> DETOUR_IN -FORWARD: NFQUEUE-> eth0
+  local TCP/UDP -OUTPUT: mark-> policy route -> DETOUR_OUT ==veth==> DETOUR_IN
+    -FORWARD: NFQUEUE-> eth0
 
 DETOUR_IN must forward, accept packets whose source is a local address, and skip reverse-path
 filtering; those per-interface settings are set over rtnetlink (see devconf).

@@ -2,7 +2,8 @@
 
 Queue 1 takes client->device packets (mangle PREROUTING, -i eth0, --dports). Queue 2 takes
 device->client packets after they have crossed the detour (mangle FORWARD, -i DETOUR_IN -o eth0,
---sports), where no local socket owns them any more; mangle OUTPUT marks them for it. No
+--sports), where no local socket owns them any more; mangle OUTPUT marks them for it. Each chain
+has one rule per protocol with ports (TCP, then UDP), so QUIC takes the same path as TCP. No
 --queue-bypass: if a delayer dies its traffic is dropped, which the benchmark notices, instead of
 silently passing unimpaired.
 """
@@ -12,13 +13,13 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..impairment import DirectionImpairment, Impairment
 from . import detour
 from .base import Engine
+from .ports import Ports
 from .runner import Command, CommandRunner
 
 log = logging.getLogger("netem.nfq")
@@ -40,64 +41,77 @@ def ipt(*args: str) -> Command:
     return [IPTABLES, "-w", "-t", TABLE, *args]
 
 
-def rule_specs(interface: str, ports: Sequence[int]) -> dict[str, list[str]]:
-    """Chain -> its single rule, in `iptables -S` spelling."""
-    port_list = ",".join(map(str, ports))
-    return {
-        CHAIN_TOWARD_DEVICE: [
-            "-i",
-            interface,
-            "-p",
-            "tcp",
-            "-m",
-            "multiport",
-            "--dports",
-            port_list,
-            "-j",
-            "NFQUEUE",
-            "--queue-num",
-            str(QUEUE_TOWARD_DEVICE),
-        ],
-        CHAIN_FROM_DEVICE: [
-            "-i",
-            detour.DETOUR_IN,
-            "-o",
-            interface,
-            "-p",
-            "tcp",
-            "-m",
-            "multiport",
-            "--sports",
-            port_list,
-            "-j",
-            "NFQUEUE",
-            "--queue-num",
-            str(QUEUE_FROM_DEVICE),
-        ],
-        CHAIN_DETOUR: [
-            "-o",
-            interface,
-            "-p",
-            "tcp",
-            "-m",
-            "multiport",
-            "--sports",
-            port_list,
-            "-j",
-            "MARK",
-            "--set-xmark",
-            f"{hex(detour.FWMARK)}/0xffffffff",
-        ],
+def rule_specs(interface: str, ports: Ports) -> dict[str, list[list[str]]]:
+    """Chain -> its rules, one per protocol with ports, in `iptables -S` spelling."""
+    specs: dict[str, list[list[str]]] = {
+        CHAIN_TOWARD_DEVICE: [],
+        CHAIN_FROM_DEVICE: [],
+        CHAIN_DETOUR: [],
     }
+    for protocol, numbers in ports.by_protocol():
+        port_list = ",".join(map(str, numbers))
+        specs[CHAIN_TOWARD_DEVICE].append(
+            [
+                "-i",
+                interface,
+                "-p",
+                protocol,
+                "-m",
+                "multiport",
+                "--dports",
+                port_list,
+                "-j",
+                "NFQUEUE",
+                "--queue-num",
+                str(QUEUE_TOWARD_DEVICE),
+            ]
+        )
+        specs[CHAIN_FROM_DEVICE].append(
+            [
+                "-i",
+                detour.DETOUR_IN,
+                "-o",
+                interface,
+                "-p",
+                protocol,
+                "-m",
+                "multiport",
+                "--sports",
+                port_list,
+                "-j",
+                "NFQUEUE",
+                "--queue-num",
+                str(QUEUE_FROM_DEVICE),
+            ]
+        )
+        # UDP detours too: a datagram stays charged to its socket's send buffer until freed, so
+        # holding the device's own datagrams in OUTPUT would stall a QUIC sender (detour.py).
+        specs[CHAIN_DETOUR].append(
+            [
+                "-o",
+                interface,
+                "-p",
+                protocol,
+                "-m",
+                "multiport",
+                "--sports",
+                port_list,
+                "-j",
+                "MARK",
+                "--set-xmark",
+                f"{hex(detour.FWMARK)}/0xffffffff",
+            ]
+        )
+    return specs
 
 
 HOOKS = {CHAIN_TOWARD_DEVICE: "PREROUTING", CHAIN_FROM_DEVICE: "FORWARD", CHAIN_DETOUR: "OUTPUT"}
 
 
-def install_commands(interface: str, ports: Sequence[int]) -> list[Command]:
+def install_commands(interface: str, ports: Ports) -> list[Command]:
     commands: list[Command] = []
-    for chain, spec in rule_specs(interface, ports).items():
-        commands += [ipt("-N", chain), ipt("-A", chain, *spec)]
+    for chain, specs in rule_specs(interface, ports).items():
+        commands += [ipt("-N", chain), *(ipt("-A", chain, *spec) for spec in specs)]
     for chain, hook in HOOKS.items():
         commands.append(ipt("-I", hook, "1", "-j", chain))
     return commands
@@ -111,10 +125,12 @@ def remove_commands() -> list[Command]:
     return commands
 
 
-def expected_rule_lines(interface: str, ports: Sequence[int]) -> list[str]:
+def expected_rule_lines(interface: str, ports: Ports) -> list[str]:
     lines = [f"-A {hook} -j {chain}" for chain, hook in HOOKS.items()]
     lines += [
-        f"-A {chain} {' '.join(spec)}" for chain, spec in rule_specs(interface, ports).items()
+        f"-A {chain} {' '.join(spec)}"
+        for chain, specs in rule_specs(interface, ports).items()
+        for spec in specs
     ]
     return lines
 
@@ -255,13 +271,13 @@ class NfqEngine(Engine):
         self,
         runner: CommandRunner,
         interface: str,
-        ports: Sequence[int],
+        ports: Ports,
         delayer_path: str,
         run_dir: Path,
     ):
         self.runner = runner
         self.interface = interface
-        self.ports = tuple(ports)
+        self.ports = ports
         self.generation = 0
         self.toward_device = Delayer(
             "toward_device", QUEUE_TOWARD_DEVICE, runner, delayer_path, run_dir

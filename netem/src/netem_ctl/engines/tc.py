@@ -1,15 +1,15 @@
 """Kernel netem via iproute2.
 
-Egress (device -> client): root prio qdisc; u32 filters on the benchmark source ports steer
-into band 1:2, whose child is netem. Everything else takes band 1:1 untouched.
+Egress (device -> client): root prio qdisc; u32 filters on the benchmark source ports (TCP and
+UDP, one filter per protocol and port) steer into band 1:2, whose child is netem. Everything else
+takes band 1:1 untouched.
 Ingress (client -> device): u32 filters on the destination ports redirect to an IFB device
 whose root qdisc is netem; other traffic is not redirected.
 """
 
-from collections.abc import Sequence
-
 from ..impairment import DirectionImpairment, Impairment
 from .base import Engine
+from .ports import Ports
 from .runner import Command, CommandRunner
 
 IFB_DEVICE = "ifb-netem"
@@ -18,7 +18,7 @@ IMPAIRED_CLASS = "1:2"
 EGRESS_NETEM_HANDLE = "12:"
 INGRESS_HANDLE = "ffff:"
 IFB_NETEM_HANDLE = "1:"
-TCP = "6"
+IP_PROTOCOLS = {"tcp": 6, "udp": 17}
 # prio with two bands: unmatched traffic of every TOS goes to band 0 (class 1:1).
 PRIO_ARGS = ["prio", "bands", "2", "priomap", *["0"] * 16]
 
@@ -44,13 +44,13 @@ def format_percent(value: float) -> str:
     return f"{value:.6f}".rstrip("0").rstrip(".")
 
 
-def port_match(field: str, port: int) -> list[str]:
+def port_match(protocol: str, field: str, port: int) -> list[str]:
     return [
         "u32",
         "match",
         "ip",
         "protocol",
-        TCP,
+        str(IP_PROTOCOLS[protocol]),
         "0xff",
         "match",
         "ip",
@@ -60,7 +60,12 @@ def port_match(field: str, port: int) -> list[str]:
     ]
 
 
-def build_commands(interface: str, ports: Sequence[int], impairment: Impairment) -> list[Command]:
+def matches(ports: Ports) -> list[tuple[str, int]]:
+    """(protocol, port) for every filter in each direction, in the order they are added."""
+    return [(protocol, port) for protocol, numbers in ports.by_protocol() for port in numbers]
+
+
+def build_commands(interface: str, ports: Ports, impairment: Impairment) -> list[Command]:
     commands: list[Command] = [
         ["ip", "link", "add", IFB_DEVICE, "type", "ifb"],
         ["ip", "link", "set", IFB_DEVICE, "up"],
@@ -78,7 +83,7 @@ def build_commands(interface: str, ports: Sequence[int], impairment: Impairment)
             *netem_args(impairment.from_device()),
         ],
     ]
-    for port in ports:
+    for protocol, port in matches(ports):
         commands.append(
             [
                 "tc",
@@ -92,13 +97,13 @@ def build_commands(interface: str, ports: Sequence[int], impairment: Impairment)
                 "ip",
                 "prio",
                 "1",
-                *port_match("sport", port),
+                *port_match(protocol, "sport", port),
                 "flowid",
                 IMPAIRED_CLASS,
             ]
         )
     commands.append(["tc", "qdisc", "add", "dev", interface, "handle", INGRESS_HANDLE, "ingress"])
-    for port in ports:
+    for protocol, port in matches(ports):
         commands.append(
             [
                 "tc",
@@ -112,7 +117,7 @@ def build_commands(interface: str, ports: Sequence[int], impairment: Impairment)
                 "ip",
                 "prio",
                 "1",
-                *port_match("dport", port),
+                *port_match(protocol, "dport", port),
                 "action",
                 "mirred",
                 "egress",
@@ -184,8 +189,49 @@ def readback_commands(interface: str) -> dict[str, Command]:
     }
 
 
-def structure_problems(readback: dict[str, str], ports: Sequence[int]) -> list[str]:
-    """Compare `tc ... show` output with what build_commands installs (u32 prints keys in hex)."""
+def protocol_key(protocol: str) -> str:
+    """How `tc filter show` prints `match ip protocol N 0xff`: the IP header's word at 8."""
+    return f"00{IP_PROTOCOLS[protocol]:02x}0000/00ff0000 at 8"
+
+
+def port_key(field: str, port: int) -> str:
+    """How `tc filter show` prints `match ip sport|dport N 0xffff`: the word after an IP header
+    without options, source port in its upper half, destination port in its lower."""
+    if field == "sport":
+        return f"{port:04x}0000/ffff0000 at 20"
+    return f"0000{port:04x}/0000ffff at 20"
+
+
+def filter_blocks(text: str) -> list[str]:
+    """`tc filter show` output cut into one piece per filter; each starts with a `filter` line
+    and holds its `match` lines and actions."""
+    blocks: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("filter ") or not blocks:
+            blocks.append(line)
+        else:
+            blocks[-1] += line
+    return blocks
+
+
+def missing_filters(text: str, field: str, ports: Ports, action: str) -> list[str]:
+    """Each (protocol, port) with no filter that matches both keys and has `action` (lowercase)."""
+    blocks = [block.lower() for block in filter_blocks(text)]
+    return [
+        f"{protocol} {field} {port} ({protocol_key(protocol)}, {port_key(field, port)})"
+        for protocol, port in matches(ports)
+        if not any(
+            f"match {protocol_key(protocol)}" in block
+            and f"match {port_key(field, port)}" in block
+            and action in block
+            for block in blocks
+        )
+    ]
+
+
+def structure_problems(readback: dict[str, str], ports: Ports) -> list[str]:
+    """Compare `tc ... show` output with what build_commands installs (u32 prints keys in hex):
+    each filter must match its protocol and its port, so a TCP filter never passes for UDP."""
     problems = []
     expected_lines = {
         "qdisc": [
@@ -194,27 +240,29 @@ def structure_problems(readback: dict[str, str], ports: Sequence[int]) -> list[s
             f"qdisc ingress {INGRESS_HANDLE}",
         ],
         "ifb_qdisc": [f"qdisc netem {IFB_NETEM_HANDLE} root"],
-        "egress_filters": [f"{port:04x}0000/ffff0000 at 20" for port in ports],
-        "ingress_filters": [f"0000{port:04x}/0000ffff at 20" for port in ports],
     }
     for section, fragments in expected_lines.items():
         for fragment in fragments:
             if fragment not in readback.get(section, ""):
                 problems.append(f"tc {section}: missing {fragment!r}")
-    if readback.get("ingress_filters", "").lower().count(f"redirect to device {IFB_DEVICE}") < len(
-        ports
+    for section, field, action in (
+        ("egress_filters", "sport", f"flowid {IMPAIRED_CLASS}"),
+        ("ingress_filters", "dport", f"redirect to device {IFB_DEVICE}"),
     ):
-        problems.append(f"tc ingress_filters: fewer than {len(ports)} redirects to {IFB_DEVICE}")
+        problems += [
+            f"tc {section}: no filter for {what}"
+            for what in missing_filters(readback.get(section, ""), field, ports, action)
+        ]
     return problems
 
 
 class TcEngine(Engine):
     name = "tc"
 
-    def __init__(self, runner: CommandRunner, interface: str, ports: Sequence[int]):
+    def __init__(self, runner: CommandRunner, interface: str, ports: Ports):
         self.runner = runner
         self.interface = interface
-        self.ports = tuple(ports)
+        self.ports = ports
 
     def apply(self, impairment: Impairment) -> None:
         if impairment.is_neutral:

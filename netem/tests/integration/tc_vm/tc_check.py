@@ -8,6 +8,7 @@ import statistics
 import sys
 
 from netem_ctl.engines.detect import choose_engine
+from netem_ctl.engines.ports import Ports
 from netem_ctl.engines.runner import CommandRunner
 from netem_ctl.engines.tc import TcEngine
 from netem_ctl.impairment import Impairment
@@ -15,6 +16,9 @@ from testbed import Testbed
 
 BENCH_PORT = 22
 CONTROL_PORT = 8181
+QUIC_PORT = 443  # impaired for UDP; UDP on BENCH_PORT is served, but not impaired
+PORTS = Ports(tcp=(BENCH_PORT, 443, 830), udp=(QUIC_PORT,))
+TCP_ONLY = Ports(tcp=PORTS.tcp, udp=())
 RTT_MS = 40.0
 # TCG emulation adds ~1-2 ms per round trip and has occasional scheduling stalls.
 RTT_TOLERANCE_MS = (-1.0, 12.0)
@@ -54,30 +58,68 @@ def check_delayed(bed: Testbed, label: str) -> None:
     )
 
 
-def check_split(bed: Testbed, label: str, split: float) -> None:
-    """Each direction's one-way delay, from the device's receive stamp (one clock in the VM)."""
-    toward, back = (
+def one_way_medians(bed: Testbed, port: int, protocol: str) -> list[float]:
+    """Median milliseconds toward the device and back, from the device's receive stamp (one
+    clock in the VM)."""
+    return [
         statistics.median(samples)
-        for samples in zip(*bed.one_way(BENCH_PORT, SAMPLES), strict=True)
+        for samples in zip(*bed.one_way(port, SAMPLES, protocol), strict=True)
+    ]
+
+
+def check_split(bed: Testbed, label: str, split: float) -> None:
+    """Each direction's one-way delay over TCP and over UDP (QUIC's port), with one tolerance."""
+    for protocol, port in (("tcp", BENCH_PORT), ("udp", QUIC_PORT)):
+        toward, back = one_way_medians(bed, port, protocol)
+        for name, measured, wanted in (
+            ("client->device", toward, RTT_MS * split),
+            ("device->client", back, RTT_MS * (1 - split)),
+        ):
+            low, high = wanted + RTT_TOLERANCE_MS[0], wanted + RTT_TOLERANCE_MS[1]
+            check(
+                f"{label}: {protocol} {name} one-way delay",
+                low <= measured <= high,
+                f"median {measured:.2f} ms, want {low:.0f}..{high:.0f}",
+            )
+
+
+def check_udp_undelayed(bed: Testbed, label: str, port: int) -> None:
+    measured = sum(one_way_medians(bed, port, "udp"))
+    check(
+        f"{label}: udp port {port} not delayed",
+        measured <= UNDELAYED_MAX_MS,
+        f"median round trip {measured:.2f} ms, want <= {UNDELAYED_MAX_MS}",
     )
-    for name, measured, wanted in (
-        ("client->device", toward, RTT_MS * split),
-        ("device->client", back, RTT_MS * (1 - split)),
-    ):
-        low, high = wanted + RTT_TOLERANCE_MS[0], wanted + RTT_TOLERANCE_MS[1]
-        check(
-            f"{label}: {name} one-way delay",
-            low <= measured <= high,
-            f"median {measured:.2f} ms, want {low:.0f}..{high:.0f}",
-        )
+
+
+def check_udp_filters(bed: Testbed) -> None:
+    """With only the TCP filters installed, the structure check on the kernel's own readback
+    misses exactly the UDP ones (a TCP filter on 443 does not pass for UDP 443), UDP passes
+    undelayed, and an apply with the UDP ports rebuilds the filters and delays UDP again."""
+    impairment = Impairment(rtt_ms=RTT_MS)
+    tcp_only = TcEngine(bed.device, "eth0", TCP_ONLY)
+    tcp_only.clear()  # else it keeps the filters in place: a superset of its own passes its check
+    tcp_only.apply(impairment)
+    engine = TcEngine(bed.device, "eth0", PORTS)
+    problems = engine.problems(impairment)
+    check(
+        "tcp filters only: the check misses exactly the udp filters",
+        len(problems) == 2 and all("for udp" in problem for problem in problems),
+        "; ".join(problems) or "no problem found",
+    )
+    check_udp_undelayed(bed, "tcp filters only", QUIC_PORT)
+    engine.apply(impairment)
+    problems = engine.problems(impairment)
+    check("apply with udp ports: readback matches", not problems, "; ".join(problems) or "ok")
+    check_split(bed, "apply with udp ports", impairment.split)
 
 
 def main() -> int:
     choice = choose_engine("auto", CommandRunner(), "/nonexistent/nfq-delayer")
     check("auto detection picks tc on a netem kernel", choice.name == "tc", choice.reason)
     with Testbed() as bed:
-        bed.serve(BENCH_PORT, CONTROL_PORT)
-        engine = TcEngine(bed.device, "eth0", (BENCH_PORT, 443, 830))
+        bed.serve(BENCH_PORT, CONTROL_PORT, QUIC_PORT)
+        engine = TcEngine(bed.device, "eth0", PORTS)
 
         for split, label in (
             (1.0, "client->device only (ifb ingress)"),
@@ -89,6 +131,9 @@ def main() -> int:
             check(f"{label}: readback matches", not problems, "; ".join(problems) or "ok")
             check_delayed(bed, label)
             check_split(bed, label, split)
+            check_udp_undelayed(bed, label, BENCH_PORT)
+
+        check_udp_filters(bed)
 
         engine.apply(Impairment(rtt_ms=RTT_MS, loss_pct=1, rate_mbit=5))
         with_rate = engine.readback()["tc"]
