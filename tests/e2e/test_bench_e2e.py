@@ -38,6 +38,9 @@ def test_results_carry_their_context(run: BenchRun) -> None:
     for mode in res["modes"]:
         assert mode["client"], mode["mode"]
         assert mode["client_version"], mode["mode"]
+        # Like for like: what an iteration opens and what a request carries.
+        assert mode["connections_per_iteration"] is not None, mode["mode"]
+        assert mode["commands_per_request"] is not None, mode["mode"]
         assert mode["verified_rtt_ms"] is not None, mode["mode"]
         assert mode["configured_rtt_ms"] == res["profile"]["rtt_ms"]
         assert mode["rtt_check"]["passed"], mode["mode"]

@@ -161,6 +161,8 @@ class SummaryField:
     MIN_ROUND_TRIPS = "min_round_trips"
     EXPECTED_ROUND_TRIPS = "expected_round_trips"
     COMMANDS_PER_ITERATION = "commands_per_iteration"
+    CONNECTIONS_PER_ITERATION = "connections_per_iteration"
+    COMMANDS_PER_REQUEST = "commands_per_request"
     TRANSFER_BYTES = "transfer_bytes"
     THROUGHPUT_MB_S = "throughput_mb_s"
     ADDED_RTT_MS = "added_rtt_ms"

@@ -83,6 +83,12 @@ class ModeResult(BaseModel):
     samples_ms: list[float]
     error_messages: list[str]
     rtt_check: RttCheck | None = None
+    connections_per_iteration: int | None = None
+    """New connections one iteration opens (0: the mode keeps its connection), from the
+    catalog; None before it was recorded."""
+    commands_per_request: int | None = None
+    """Commands one request carries (None: the mode sends no commands, a download); None
+    too before it was recorded."""
     published: bool = True
     """False when the verified-RTT gate failed: results.json keeps the mode, sinks do not."""
     speedup_vs_baseline: float | None = None

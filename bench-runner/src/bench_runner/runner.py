@@ -322,6 +322,8 @@ def assemble(
         rtt_probe=gate.probe,
         min_round_trips=mode.min_round_trips(len(plan.commands)),
         expected_round_trips=mode.expected_round_trips(len(plan.commands)),
+        connections_per_iteration=mode.connections_per_iteration(len(plan.commands)),
+        commands_per_request=mode.commands_per_request(len(plan.commands)),
         ok=not error_messages,
         stats=stats,
         samples_ms=samples_ms,

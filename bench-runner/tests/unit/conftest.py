@@ -125,6 +125,8 @@ def sample_run() -> tuple[RunResult, list[ModeRun]]:
             rtt_probe=RttProbe(port=mode.port(TARGET), samples=10),
             min_round_trips=mode.min_round_trips(1),
             expected_round_trips=mode.expected_round_trips(1),
+            connections_per_iteration=mode.connections_per_iteration(1),
+            commands_per_request=mode.commands_per_request(1),
             ok=not errors,
             stats=summarize(samples, len(errors)),
             samples_ms=samples,

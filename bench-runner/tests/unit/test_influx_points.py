@@ -72,6 +72,8 @@ def test_series_tags_name_mode_client_version_and_parameters(
     assert "parameter_framing" not in summary.fields  # text stays a tag only
     assert summary.fields["commands_per_iteration"] == 1
     assert summary.fields["expected_round_trips"] == netconf.expected_round_trips
+    assert summary.fields["connections_per_iteration"] == netconf.connections_per_iteration
+    assert summary.fields["commands_per_request"] == netconf.commands_per_request
     assert "client_version" not in summary.fields
     iteration = next(p for p in points if p.measurement == "iteration")
     # What the connections negotiated tags the summary only: iterations keep the series'.

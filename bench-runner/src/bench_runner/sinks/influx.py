@@ -118,6 +118,8 @@ def summary_fields(mode: ModeResult) -> dict[str, FieldValue | None]:
         SummaryField.MIN_ROUND_TRIPS: mode.min_round_trips,
         SummaryField.EXPECTED_ROUND_TRIPS: mode.expected_round_trips,
         SummaryField.COMMANDS_PER_ITERATION: len(mode.commands),
+        SummaryField.CONNECTIONS_PER_ITERATION: mode.connections_per_iteration,
+        SummaryField.COMMANDS_PER_REQUEST: mode.commands_per_request,
         SummaryField.TRANSFER_BYTES: mode.transfer_bytes,
         SummaryField.THROUGHPUT_MB_S: mode.throughput_mb_s,
         SummaryField.HANDSHAKES: mode.handshakes.connections
