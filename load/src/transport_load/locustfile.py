@@ -5,6 +5,7 @@ from transport_load import lab  # noqa: F401  (registers the event hooks)
 from transport_load.users import (
     H3FreshUser,
     H3KeepAliveUser,
+    H3ResumedUser,
     HttpsFreshUser,
     HttpsKeepAliveUser,
     Netconf10User,
@@ -20,6 +21,7 @@ from transport_load.users import (
 __all__ = [
     "H3FreshUser",
     "H3KeepAliveUser",
+    "H3ResumedUser",
     "HttpsFreshUser",
     "HttpsKeepAliveUser",
     "Netconf10User",

@@ -85,6 +85,14 @@ TRANSPORTS: dict[str, LoadTransport] = {
             "GET, close",
         ),
         LoadTransport(
+            "h3-resumed",
+            "H3ResumedUser",
+            "h3/resumed",
+            "aioquic",
+            "HTTP/3: a new QUIC connection per operation resuming the newest session ticket "
+            "(no early data): a handshake without certificate, GET, close",
+        ),
+        LoadTransport(
             "restconf",
             "RestconfUser",
             "https/restconf-get",

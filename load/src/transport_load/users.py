@@ -8,10 +8,11 @@ import json
 import ssl
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import paramiko
+from aioquic.tls import SessionTicket
 from locust import FastHttpUser, User, constant, task
 from locust.env import Environment
 
@@ -384,6 +385,51 @@ class H3FreshUser(_Http3User):
         self.measure(run)
 
 
+class H3ResumedUser(_Http3User):
+    """A new connection per operation that resumes the session of the newest ticket; the
+    first ticket comes from a connection opened, unmeasured, before the first operation."""
+
+    transport = TRANSPORTS["h3-resumed"]
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        self._ticket: SessionTicket | None = None
+
+    def keep(self, ticket: SessionTicket) -> None:
+        # Without its early-data allowance: aioquic would send the connection's first
+        # HTTP/3 frames as 0-RTT, and this user measures resumption alone.
+        self._ticket = replace(ticket, max_early_data_size=None)
+
+    def resuming(self) -> http3.Http3Connection:
+        return http3.connect(
+            self.address,
+            self.device.h3_port,
+            server_name=self.device.host,
+            session_ticket=self._ticket,
+            ticket_handler=self.keep,
+        )
+
+    @task
+    def operation(self) -> None:
+        if self._ticket is None:
+            try:
+                with self.resuming() as connection:
+                    self.request(connection)  # its answer brings the ticket along
+            except Exception as exc:
+                self.fire(time.time(), 0.0, 0, exc)
+                return
+
+        def run() -> int:
+            with self.resuming() as connection:
+                if connection.handshake_completed is None or not (
+                    connection.handshake_completed.session_resumed
+                ):
+                    raise ssh.OperationError("the device did not resume the session")
+                return self.request(connection)
+
+        self.measure(run)
+
+
 USER_CLASSES: dict[str, type[User]] = {
     cls.transport.key: cls
     for cls in (
@@ -395,6 +441,7 @@ USER_CLASSES: dict[str, type[User]] = {
         HttpsKeepAliveUser,
         HttpsFreshUser,
         H3KeepAliveUser,
+        H3ResumedUser,
         H3FreshUser,
         RestconfUser,
         Netconf11User,

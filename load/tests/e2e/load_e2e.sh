@@ -36,7 +36,7 @@ targets:
 - {name: lab-r3, host: ${LAB_TEST_NET}.131}
 YAML
 
-# 1. Master + 2 workers, 200 sessions at once (16 or 17 per transport), 60 s, headless: the
+# 1. Master + 2 workers, 200 sessions at once (15 or 16 per transport), 60 s, headless: the
 #    README's 200-session runs, shortened; the master's exit code.
 status=0
 LOAD_UI=headless LOAD_WORKERS=2 TRANSPORT=all USERS=200 SPAWN_RATE=50 DURATION=60 \

@@ -30,7 +30,7 @@ PROMETHEUS = os.environ["PROMETHEUS_URL"]
 DASHBOARD = json.loads(Path("/grafana/dashboards/load.json").read_text())
 PROMETHEUS_WAIT_S = 60.0
 SESSIONS = 200
-"""load_e2e.sh's USERS: every transport's users at once (16 or 17 each)."""
+"""load_e2e.sh's USERS: every transport's users at once (15 or 16 each)."""
 
 
 def influx(query: str) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from locust.env import Environment
 
 from transport_load import http3, lab
 from transport_load.inventory import Device, Inventory
-from transport_load.users import H3FreshUser, H3KeepAliveUser
+from transport_load.users import H3FreshUser, H3KeepAliveUser, H3ResumedUser
 
 SHOW_VERSION = b"Cisco IOS XE Software, Version 17.9.4a\n"
 
@@ -158,6 +158,24 @@ def test_the_kept_connection_serves_every_operation(server_for: Any, aim_lab_at:
     assert len(server.handshakes) == 1
 
 
+def test_the_resumed_user_resumes_every_measured_connection(
+    server_for: Any, aim_lab_at: Any
+) -> None:
+    """The first ticket comes from an unmeasured connection; every operation then opens a new
+    connection that resumes the newest session, with no early data."""
+    server = server_for()
+    aim_lab_at(server.port)
+    environment = Environment(user_classes=[H3ResumedUser])
+    fired = _requests(environment)
+    user = H3ResumedUser(environment)
+    for _ in range(3):
+        user.operation()
+    assert [event["exception"] for event in fired] == [None] * 3
+    assert [event["request_type"] for event in fired] == ["h3-resumed"] * 3
+    assert len({address for address, _, _ in server.requests}) == 4
+    assert len(server.handshakes) == 4
+
+
 @pytest.mark.parametrize(
     ("answer", "problem"),
     [
@@ -166,11 +184,11 @@ def test_the_kept_connection_serves_every_operation(server_for: Any, aim_lab_at:
         ((200, b""), "empty output"),
     ],
 )
-@pytest.mark.parametrize("user_class", [H3KeepAliveUser, H3FreshUser])
+@pytest.mark.parametrize("user_class", [H3KeepAliveUser, H3FreshUser, H3ResumedUser])
 def test_a_wrong_answer_is_a_failure_of_that_request(
     server_for: Any,
     aim_lab_at: Any,
-    user_class: type[H3KeepAliveUser | H3FreshUser],
+    user_class: type[H3KeepAliveUser | H3FreshUser | H3ResumedUser],
     answer: tuple[int, bytes],
     problem: str,
 ) -> None:
@@ -186,9 +204,9 @@ def test_a_wrong_answer_is_a_failure_of_that_request(
     assert event["request_type"] == user_class.transport.key
 
 
-@pytest.mark.parametrize("user_class", [H3KeepAliveUser, H3FreshUser])
+@pytest.mark.parametrize("user_class", [H3KeepAliveUser, H3FreshUser, H3ResumedUser])
 def test_a_device_without_http3_fails_each_operation(
-    aim_lab_at: Any, user_class: type[H3KeepAliveUser | H3FreshUser]
+    aim_lab_at: Any, user_class: type[H3KeepAliveUser | H3FreshUser | H3ResumedUser]
 ) -> None:
     """Nothing on the UDP port: every operation is a failure event, the user goes on."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as closed:

@@ -227,7 +227,7 @@ def test_cli_output_checks() -> None:
 
 
 def test_transports_and_steps() -> None:
-    assert len(parse_transports("all")) == len(TRANSPORTS) == 12
+    assert len(parse_transports("all")) == len(TRANSPORTS) == 13
     assert [t.key for t in parse_transports("restconf, ssh-pty,restconf")] == [
         "restconf",
         "ssh-pty",
