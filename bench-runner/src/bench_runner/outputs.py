@@ -220,6 +220,7 @@ def manifest(
             "platform": device.get("platform"),
             "sshd": device.get("openssh_version"),
             "nginx": device.get("nginx_version"),
+            "http3": device.get("http3"),
             "openssl": device.get("openssl_version"),
             "kernel": device.get("kernel"),
             "raw": device,

@@ -60,12 +60,14 @@ def test_csv_and_manifest(tmp_path: Path, sample_run: tuple[RunResult, list[Mode
 def test_manifest_names_the_device_and_runner_ssh_tls_versions(
     tmp_path: Path, sample_run: tuple[RunResult, list[ModeRun]]
 ) -> None:
-    """What the handshakes depend on, in every run's context: the device's OpenSSH, nginx and
-    OpenSSL (from its /version) and the runner's OpenSSL and OpenSSH client."""
+    """What the handshakes depend on, in every run's context: the device's OpenSSH, nginx,
+    HTTP/3 server and OpenSSL (from its /version) and the runner's OpenSSL and OpenSSH
+    client."""
     run, mode_runs = sample_run
     run.device = {
         "openssh_version": "OpenSSH_10.0p2",
         "nginx_version": "nginx/1.26.3",
+        "http3": "quic-go v0.65.0",
         "openssl_version": "OpenSSL 3.5.1",
     }
     run.runner = RunnerInfo(
@@ -77,9 +79,10 @@ def test_manifest_names_the_device_and_runner_ssh_tls_versions(
     write_outputs(run, mode_runs, tmp_path, ["bench-runner", "run"], {}, None)
     manifest = json.loads((tmp_path / run.run_id / "manifest.json").read_text())
     device = manifest["device"]
-    assert (device["sshd"], device["nginx"], device["openssl"]) == (
+    assert (device["sshd"], device["nginx"], device["http3"], device["openssl"]) == (
         "OpenSSH_10.0p2",
         "nginx/1.26.3",
+        "quic-go v0.65.0",
         "OpenSSL 3.5.1",
     )
     assert manifest["runner"]["openssl"] == "OpenSSL 3.5.1 1 Jul 2025"
