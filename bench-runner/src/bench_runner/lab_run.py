@@ -246,6 +246,7 @@ def plan_jobs(
                     https_port=target.https_port,
                     netconf_port=target.netconf_port,
                     h3_port=target.h3_port,
+                    gnmi_port=target.gnmi_port,
                 ),
                 settings.device_metrics_url,
             )
@@ -261,6 +262,7 @@ def plan_jobs(
                         https_port=spec.https_port,
                         netconf_port=spec.netconf_port,
                         h3_port=spec.h3_port,
+                        gnmi_port=spec.gnmi_port,
                         name=spec.name,
                         platform=spec.platform,
                     ),
@@ -296,6 +298,7 @@ def _lab_target(settings: Settings) -> Target:
         https_port=settings.device_https_port,
         netconf_port=settings.device_netconf_port,
         h3_port=settings.device_h3_port,
+        gnmi_port=settings.device_gnmi_port,
         username=settings.device_username,
         password=settings.device_password.get_secret_value(),
     )

@@ -47,6 +47,8 @@ class TargetInfo(BaseModel):
     netconf_port: int | None = None
     h3_port: int | None = None
     """UDP; None before HTTP/3 was measured."""
+    gnmi_port: int | None = None
+    """None before gNMI was measured."""
     name: str | None = None
     platform: str | None = None
 

@@ -16,6 +16,7 @@ class Settings(BaseSettings):
     device_https_port: int = 443
     device_netconf_port: int = 830
     device_h3_port: int = 443
+    device_gnmi_port: int = 9339
     device_metrics_url: str = "http://device:9100"
     device_username: str | None = None
     device_password: SecretStr | None = None

@@ -40,6 +40,7 @@ class TargetSpec(BaseModel):
     netconf_port: int = Field(default=830, ge=1, le=65535)
     h3_port: int = Field(default=443, ge=1, le=65535)
     """UDP."""
+    gnmi_port: int = Field(default=9339, ge=1, le=65535)
     platform: str | None = None
     username_env: str = "DEVICE_USERNAME"
     password_env: str = "DEVICE_PASSWORD"
@@ -59,6 +60,7 @@ class TargetSpec(BaseModel):
             https_port=self.https_port,
             netconf_port=self.netconf_port,
             h3_port=self.h3_port,
+            gnmi_port=self.gnmi_port,
             username=os.environ[self.username_env],
             password=os.environ[self.password_env],
         )

@@ -13,7 +13,7 @@ ENGINES = ("auto", "tc", "nfq")
 # iptables' multiport limit; each protocol has a rule of its own, so it holds per list.
 MULTIPORT_MAX_PORTS = 15
 # SSH, HTTPS and NETCONF over TCP; HTTP/3 (QUIC) over UDP.
-DEFAULT_PORTS = Ports(tcp=(22, 443, 830), udp=(443,))
+DEFAULT_PORTS = Ports(tcp=(22, 443, 830, 9339), udp=(443,))
 
 
 class SettingsError(ValueError):

@@ -7,7 +7,7 @@ from netem_ctl.engines.ports import Ports
 def test_defaults_follow_the_contract():
     settings = Settings.from_env({})
     assert settings.engine == "auto"
-    assert settings.ports == Ports(tcp=(22, 443, 830), udp=(443,))
+    assert settings.ports == Ports(tcp=(22, 443, 830, 9339), udp=(443,))
     assert settings.initial_profile == "local"
     assert str(settings.profiles_file) == "/etc/netem/profiles.yaml"
     assert settings.control_port == 8181

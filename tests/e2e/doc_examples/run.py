@@ -29,6 +29,7 @@ PUBLISHED = {
     "LAB_SSH_PORT": ("device", 22),
     "LAB_HTTPS_PORT": ("device", 443),
     "LAB_NETCONF_PORT": ("device", 830),
+    "LAB_GNMI_PORT": ("device", 9339),
     "LAB_DEVICE_METRICS_PORT": ("device", 9100),
     "LAB_NETEM_PORT": ("device", 8181),
     "LAB_INFLUXDB_PORT": ("influxdb", 8086),

@@ -15,6 +15,10 @@ class Transport(StrEnum):
     TUNNEL = "tunnel"
     H3 = "h3"
     """HTTP/3 over QUIC: the HTTPS API on the device's UDP port."""
+    GNMI = "gnmi"
+    """gNMI: gRPC over HTTP/2 and TLS, OpenConfig paths, on the device's gNMI port."""
+    RESTCONF = "restconf"
+    """RESTCONF (RFC 8040) over the HTTPS port: the same store as NETCONF and gNMI."""
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,8 @@ class Target:
     netconf_port: int = 830
     h3_port: int = 443
     """A UDP port: HTTP/3 (QUIC) shares the HTTPS port number, as Alt-Svc advertises it."""
+    gnmi_port: int = 9339
+    """TCP: gNMI's IANA-registered port."""
 
     def port(self, transport: Transport) -> int:
         """The port a transport reaches the device on (a tunnel rides on SSH; HTTP/3's is UDP)."""
@@ -38,6 +44,8 @@ class Target:
             Transport.NETCONF: self.netconf_port,
             Transport.TUNNEL: self.ssh_port,
             Transport.H3: self.h3_port,
+            Transport.GNMI: self.gnmi_port,
+            Transport.RESTCONF: self.https_port,
         }
         return ports[transport]
 

@@ -21,6 +21,8 @@ _TITLES = {
     Transport.NETCONF: "NETCONF",
     Transport.TUNNEL: "SSH tunnels",
     Transport.H3: "HTTP/3 (QUIC)",
+    Transport.GNMI: "gNMI (gRPC)",
+    Transport.RESTCONF: "RESTCONF",
 }
 
 
@@ -75,8 +77,11 @@ def markdown() -> str:
         *_modes_table(DEFINITIONS),
     ]
     for transport in Transport:
+        definitions = [d for d in DEFINITIONS if d.transport is transport]
+        if not definitions:
+            continue
         lines += ["", f"## {_TITLES[transport]}"]
-        for definition in (d for d in DEFINITIONS if d.transport is transport):
+        for definition in definitions:
             rows = [row for row in ROWS if row.mode is definition]
             lines += [
                 "",
