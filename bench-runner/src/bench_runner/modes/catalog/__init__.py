@@ -6,7 +6,7 @@ order and what each cannot do. Pure data: reading it imports no client library."
 from bench_runner.modes.catalog.loader import clients, transport_catalog
 from bench_runner.modes.row import ModeDefinition, Row
 
-_TRANSPORTS = ("ssh", "https", "netconf", "tunnel", "h3", "fleet")
+_TRANSPORTS = ("ssh", "https", "netconf", "tunnel", "h3", "gnmi", "restconf", "fleet")
 _CATALOGS = [transport_catalog(name) for name in _TRANSPORTS]
 
 DEFINITIONS: tuple[ModeDefinition, ...] = tuple(d for defs, _ in _CATALOGS for d in defs)
