@@ -66,7 +66,10 @@ up: build ## Build, start the lab, wait until every service is healthy, print wh
 	url influxdb InfluxDB "http://127.0.0.1:$${LAB_INFLUXDB_PORT:-8086}  (db transport_lab)"; \
 	url device Device "ssh -p $${LAB_SSH_PORT:-2222} $${DEVICE_USERNAME}@127.0.0.1 | https://127.0.0.1:$${LAB_HTTPS_PORT:-8443}/admin/exec/show+version"; \
 	url netem "Netem API" "http://127.0.0.1:$${LAB_NETEM_PORT:-8181}/profile"; \
-	echo; echo "Run a benchmark: make bench PROFILE=regional"
+	echo; echo "Run a benchmark: make bench PROFILE=regional"; \
+	case ",$${NETEM_PORTS:-9339}," in *,9339,*) ;; *) \
+	  echo "warning: .env sets NETEM_PORTS=$$NETEM_PORTS without gNMI's 9339 (a .env made before" \
+	    "gNMI): netem leaves gNMI undelayed and the gNMI modes refuse to measure; add 9339 to it" >&2;; esac
 
 down: ## Stop the lab (data volumes are kept)
 	$(COMPOSE) --profile tools down

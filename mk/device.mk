@@ -21,7 +21,8 @@ FUZZ_TIME ?= 2m
 # package:FuzzTarget for every Go fuzz test of the emulator.
 DEVICE_FUZZ_TARGETS := ./internal/engine:FuzzExecute ./internal/netconf/framing:FuzzDecoder \
 	./internal/netconf/rpc:FuzzParseRPC ./internal/netconf/server:FuzzSession ./internal/restconf:FuzzDecodeJSON \
-	./internal/cryptoprofile:FuzzAssign
+	./internal/restconf:FuzzYANGPatch ./internal/cryptoprofile:FuzzAssign ./internal/gnmi:FuzzPath ./internal/gnmi:FuzzSet \
+	./internal/openconfig:FuzzDecodeJSON
 DEVICE_GO_RUN = docker run --rm -v "$(CURDIR)/emulator:/src" -w /src \
 	-v transport-lab-gomod:/go/pkg/mod -v transport-lab-gocache:/root/.cache/go-build $(GO_IMAGE)
 # The whole repository, read-only: cmd/device's tests read the shipped transcripts at its root.

@@ -11,6 +11,10 @@ STEPS ?= 1,10,50,100,200,500
 STEP_SECONDS ?= 60
 # Users started per second within a sweep's step (a step's figures start after its ramp-up).
 SWEEP_SPAWN_RATE ?= 50
+# gnmi-stream: each subscription's sample interval (ms), and a sweep's intervals (its streams'
+# steps once per interval; empty: GNMI_INTERVAL_MS alone). The lab's device accepts 1 ms up.
+GNMI_INTERVAL_MS ?= 100
+GNMI_INTERVALS ?=
 # Workers of `make load` / `make sweep`: 0 runs one Locust process; N starts a master and N
 # workers (compose profile load, --scale load-worker=N).
 WORKERS ?= 0
@@ -40,7 +44,8 @@ load: load-image ## Headless, bounded load: make load TRANSPORT=ssh-reuse,restco
 ifeq ($(WORKERS),0)
 	$(COMPOSE) run --rm load-master run --transport $(TRANSPORT) --users $(USERS) \
 	  --spawn-rate $(SPAWN_RATE) --duration $(DURATION) $(LOAD_COMPOSE_TARGETS) $(LOAD_PROCESSES) \
-	  --command "$(LOAD_COMMAND)" $(if $(LOAD_RUN_ID),--run-id $(LOAD_RUN_ID))
+	  --command "$(LOAD_COMMAND)" --gnmi-interval-ms $(GNMI_INTERVAL_MS) \
+	  $(if $(LOAD_RUN_ID),--run-id $(LOAD_RUN_ID))
 else
 	LOAD_UI=headless LOAD_WORKERS=$(WORKERS) TRANSPORT=$(TRANSPORT) USERS=$(USERS) \
 	  SPAWN_RATE=$(SPAWN_RATE) DURATION=$(DURATION) LOAD_RUN_ID=$(LOAD_RUN_ID) \
@@ -50,9 +55,10 @@ else
 	  load-master load-worker
 endif
 
-sweep: load-image ## Step the users per transport, stats after each ramp-up, knee: make sweep TRANSPORT=... STEPS=1,10,50 STEP_SECONDS=30
+sweep: load-image ## Step the users per transport, stats after each ramp-up, knee: make sweep TRANSPORT=... STEPS=1,10,50 STEP_SECONDS=30 [GNMI_INTERVALS=1000,100,10]
 	$(COMPOSE) run --rm load-master sweep --transport $(TRANSPORT) --steps $(STEPS) \
 	  --step-seconds $(STEP_SECONDS) --spawn-rate $(SWEEP_SPAWN_RATE) $(LOAD_PROCESSES) \
+	  --gnmi-interval-ms $(GNMI_INTERVAL_MS) $(if $(GNMI_INTERVALS),--gnmi-intervals $(GNMI_INTERVALS)) \
 	  --command "$(LOAD_COMMAND)" $(LOAD_COMPOSE_TARGETS) $(if $(LOAD_RUN_ID),--run-id $(LOAD_RUN_ID))
 
 # The form starts with TRANSPORT's users, USERS, SPAWN_RATE and DURATION; a test runs at most

@@ -18,8 +18,9 @@ docs-modes: runner-test-image ## Regenerate docs/modes.md from the mode catalog 
 	docker run --rm --entrypoint bench-runner $(RUNNER_TEST_IMAGE) modes --markdown >docs/modes.md.tmp
 	mv docs/modes.md.tmp docs/modes.md
 
-# goclient (bench-runner/goclient), the Go programs the scrapligo and quic-go clients run in:
-# two modules (h3/ is quic-go's own, so that its x/crypto does not change scrapligo's SSH),
+# goclient (bench-runner/goclient), the Go programs the scrapligo, quic-go and grpc-go clients
+# run in: three modules (h3/ is quic-go's own, so that its x/crypto does not change scrapligo's
+# SSH; gnmi/ is grpc-go's, with the gNMI proto of openconfig/gnmi),
 # their gates and unit tests in the Go image, the repository read-only; staticcheck is pinned
 # by the tool directive of each go.mod (the emulator's version).
 GOCLIENT_GO_RO = docker run --rm -v "$(CURDIR):/src:ro" -w /src/bench-runner/goclient \
@@ -30,10 +31,10 @@ GOCLIENT_GO_RO = docker run --rm -v "$(CURDIR):/src:ro" -w /src/bench-runner/goc
 lint-goclient: ## gofmt -l (must list nothing), go vet and staticcheck on goclient (in the Go image)
 	$(GOCLIENT_GO_RO) sh -c 'set -e; unformatted=$$(gofmt -l .); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt -l: not formatted:"; echo "$$unformatted"; exit 1; fi; \
-	  for module in . h3; do (cd $$module && go vet ./... && go tool staticcheck ./...); done'
+	  for module in . h3 gnmi; do (cd $$module && go vet ./... && go tool staticcheck ./...); done'
 
 test-goclient: ## goclient's Go unit tests, race detector on (in the Go image)
-	$(GOCLIENT_GO_RO) sh -c 'set -e; for module in . h3; do (cd $$module && go test -race -count=1 ./...); done'
+	$(GOCLIENT_GO_RO) sh -c 'set -e; for module in . h3 gnmi; do (cd $$module && go test -race -count=1 ./...); done'
 
 lint-runner: runner-test-image ## ruff (lint, format) on bench-runner, the e2e tests and the docs check; mypy --strict on bench-runner
 	docker run --rm -v "$(CURDIR)/tests/e2e:/e2e:ro" -v "$(CURDIR)/tests/unit/docs:/docs-check:ro" -w /app \

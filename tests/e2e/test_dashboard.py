@@ -36,6 +36,8 @@ CONTEXTS: dict[str, tuple[str, ...]] = {
     "transport-comparison": ("regional_run", "smoke_run", "every_mode_regional"),
     "client-libraries": ("smoke_run",),
     "netconf": ("every_mode_local", "every_mode_regional"),
+    "gnmi": ("every_mode_local", "every_mode_regional", "smoke_run"),
+    "model-driven": ("every_mode_regional", "smoke_run"),
     "tunnels": ("every_mode_local", "every_mode_regional"),
     "latency-sweep": ("every_mode_regional",),
     "resources": ("regional_run", "smoke_run"),
@@ -65,7 +67,8 @@ class View:
     dashboard: dict[str, Any]
     selections: dict[str, Selection]
     series: frozenset[str]
-    """Published series of the run, or of every run of its sweep on sweep dashboards."""
+    """Published series of the run, or of every run of its sweep on sweep dashboards (a run
+    that is its own sweep: the run's)."""
 
     @property
     def variables(self) -> list[dict[str, Any]]:
@@ -119,7 +122,9 @@ def view(name: str, run: BenchRun, sweep_runs: list[BenchRun]) -> View:
             selections[variable["name"]] = Selection((value,), options)
         else:
             selections[variable["name"]] = Selection((), options, all_selected=True)
-    runs = sweep_runs if "sweep" in selections else [run]
+    runs = [run]
+    if "sweep" in selections:
+        runs = [other for other in sweep_runs if other.results["sweep"] == chosen["sweep"]] or runs
     return View(
         dashboard, selections, frozenset(set().union(*(_published_series(r) for r in runs)))
     )

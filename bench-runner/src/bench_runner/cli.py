@@ -294,6 +294,14 @@ def run(
         ),
         PlanField("fleet_repeats", ","),
     ] = None,
+    restconf_encoding: Annotated[
+        str | None,
+        typer.Option(
+            help="RESTCONF reads: 'json' or 'xml', comma-separated to measure each; "
+            + _default(",".join(DEFAULTS.restconf_encodings()))
+        ),
+        PlanField("restconf_encoding", ","),
+    ] = None,
 ) -> None:
     """Apply a netem profile, measure each mode, write results and feed the sinks; the
     profile that was active before is applied back at the end."""

@@ -54,6 +54,8 @@ class Tag:
     BULK_SIZE = "bulk_size"
     HOSTS = "hosts"
     REPEATS = "repeats"
+    ENCODING = "encoding"
+    """RESTCONF's media type: ``json`` or ``xml``."""
     KIND = "kind"
     DEVICES = "devices"
     STEP = "step"
@@ -86,7 +88,7 @@ class Tag:
 
 RUN_TAGS = (Tag.RUN_ID, Tag.SWEEP, Tag.PROFILE, Tag.ENGINE)
 SERIES_TAGS = (Tag.MODE, Tag.TRANSPORT, Tag.CLIENT, Tag.CLIENT_VERSION, Tag.SERIES)
-PARAMETER_TAGS = (Tag.FRAMING, Tag.REPLY_BYTES, Tag.BULK_SIZE, Tag.HOSTS, Tag.REPEATS)
+PARAMETER_TAGS = (Tag.FRAMING, Tag.REPLY_BYTES, Tag.BULK_SIZE, Tag.HOSTS, Tag.REPEATS, Tag.ENCODING)
 """The modes' ``parameters``, each a tag of its own name."""
 LOAD_RUN_TAGS = (Tag.RUN_ID, Tag.KIND, Tag.PROFILE, Tag.DEVICES)
 SSH_HANDSHAKE_TAGS = (
@@ -165,6 +167,8 @@ class SummaryField:
     COMMANDS_PER_REQUEST = "commands_per_request"
     TRANSFER_BYTES = "transfer_bytes"
     THROUGHPUT_MB_S = "throughput_mb_s"
+    UPDATES_PER_SECOND = "updates_per_second"
+    """A streaming mode's (gnmi/stream) updates per second from one SAMPLE subscription."""
     ADDED_RTT_MS = "added_rtt_ms"
     RTT_MODEL_P50_MS = "rtt_model_p50_ms"
     RTT_MODEL_LOCAL_P50_MS = "rtt_model_local_p50_ms"
@@ -241,6 +245,15 @@ class LoadStepField:
     DEVICE_MEMORY_PEAK_BYTES = "device_memory_peak_bytes"
     GENERATOR_CPU_PERCENT = "generator_cpu_percent"
     GENERATOR_MEMORY_PEAK_BYTES = "generator_memory_peak_bytes"
+    INTERVAL_MS = "interval_ms"
+    """gNMI stream steps only: the subscriptions' sample interval."""
+    DELIVERED_UPDATES_PER_S = "delivered_updates_per_s"
+    EXPECTED_UPDATES_PER_S = "expected_updates_per_s"
+    DELIVERED_RATIO = "delivered_ratio"
+    BEHIND = "behind"
+    DEVICE_GNMI_SUBSCRIPTIONS = "device_gnmi_subscriptions"
+    DEVICE_GNMI_UPDATES_PER_S = "device_gnmi_updates_per_s"
+    DEVICE_GNMI_DROPPED_SUBSCRIPTIONS = "device_gnmi_dropped_subscriptions"
     KNEE = "knee"
 
 
@@ -262,6 +275,14 @@ LOAD_STEP_FIGURES = (
     LoadStepField.DEVICE_MEMORY_PEAK_BYTES,
     LoadStepField.GENERATOR_CPU_PERCENT,
     LoadStepField.GENERATOR_MEMORY_PEAK_BYTES,
+    LoadStepField.INTERVAL_MS,
+    LoadStepField.DELIVERED_UPDATES_PER_S,
+    LoadStepField.EXPECTED_UPDATES_PER_S,
+    LoadStepField.DELIVERED_RATIO,
+    LoadStepField.BEHIND,
+    LoadStepField.DEVICE_GNMI_SUBSCRIPTIONS,
+    LoadStepField.DEVICE_GNMI_UPDATES_PER_S,
+    LoadStepField.DEVICE_GNMI_DROPPED_SUBSCRIPTIONS,
 )
 
 

@@ -32,6 +32,7 @@ from bench_runner.modes import (
     sweep_bulk_sizes,
     sweep_fleet,
     sweep_netconf,
+    sweep_restconf_encodings,
 )
 from bench_runner.netem import LabBusyError, NetemClient, NetemError, NetemState
 from bench_runner.outputs import write_outputs
@@ -207,14 +208,15 @@ def run(settings: Settings, request: RunRequest, presenter: Presenter) -> RunOut
 
 def select(plan: Plan) -> Selection:
     """The plan's measurements: its modes with its clients, the NETCONF modes once per
-    framing and reply size, the fleet modes once per host count and repeats, the bulk
-    downloads once per size."""
+    framing and reply size, the fleet modes once per host count and repeats, the RESTCONF
+    reads once per encoding, the bulk downloads once per size."""
     try:
         selection = select_modes(plan.mode_names(), plan.client_names())
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from exc
     modes = sweep_netconf(selection.modes, plan.netconf_framings(), plan.netconf_reply_sizes())
     modes = sweep_fleet(modes, plan.fleet_host_counts(), plan.fleet_repeat_counts())
+    modes = sweep_restconf_encodings(modes, plan.restconf_encodings())
     return Selection(sweep_bulk_sizes(modes, plan.tunnel_bulk_sizes), selection.not_applicable)
 
 

@@ -14,7 +14,7 @@ from bench_runner.results import ModeResult, ModeRun, RunResult
 from bench_runner.wire import handshake_model, timeline
 from bench_runner.wire import model as wire_model
 
-PARAMETER_COLUMNS = ("framing", "reply_bytes", "bulk_size", "hosts", "repeats")
+PARAMETER_COLUMNS = ("framing", "reply_bytes", "bulk_size", "hosts", "repeats", "encoding")
 """Mode parameters (``modes[].parameters``) as the last CSV columns, empty where unset."""
 # Columns are only appended, so readers of older files keep working.
 ITERATION_COLUMNS = (
@@ -72,6 +72,7 @@ MODE_COLUMNS = (
     *PARAMETER_COLUMNS,
     "transfer_bytes",
     "throughput_mb_s",
+    "updates_per_second",
     *wire_model.SUMMARY_COLUMNS,
     *phases.SUMMARY_COLUMNS,
     "series",
@@ -179,6 +180,7 @@ def mode_rows(run: RunResult) -> list[dict[str, Any]]:
                 **_parameter_columns(mode),
                 "transfer_bytes": mode.transfer_bytes,
                 "throughput_mb_s": mode.throughput_mb_s,
+                "updates_per_second": mode.stream.updates_per_second if mode.stream else None,
                 **wire_model.summary_fields(mode.wire),
                 **phases.summary_fields(mode.phases),
                 "series": mode.series,
@@ -221,6 +223,7 @@ def manifest(
             "sshd": device.get("openssh_version"),
             "nginx": device.get("nginx_version"),
             "http3": device.get("http3"),
+            "gnmi": device.get("gnmi"),
             "openssl": device.get("openssl_version"),
             "kernel": device.get("kernel"),
             "raw": device,

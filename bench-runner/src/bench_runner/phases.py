@@ -29,7 +29,7 @@ PHASES: tuple[str, ...] = (
     "receive_headers",  # HTTP: waiting for the response status line and headers
     "receive_body",  # HTTP response body read
     "commands",  # CLI commands and their output
-    "rpcs",  # NETCONF RPCs and their replies
+    "rpcs",  # NETCONF RPCs and gNMI calls, with their replies
     "close",  # connection / session teardown the client waits for
 )
 """Every phase name a session may record, in the order they happen: the CSV columns and

@@ -14,6 +14,8 @@ judged against the plan's earlier nights (``VerdictConfig``: baseline nights, mi
 z threshold, minimum change). ``fleet_hosts`` and ``fleet_repeats`` (each a number or a
 list) set how many fleet devices ``ssh/fleet-show-version`` connects to and how many whole
 runs over them an iteration makes; the run measures each host count x repeats.
+``restconf_encoding`` (``json`` or ``xml``, or a list: the run measures each) sets what the
+RESTCONF reads ask for.
 Built-in plans (``BUILTIN_PLANS``) are named without a path;
 command-line options override the plan's values.
 """
@@ -44,6 +46,7 @@ BUILTIN_PLANS = (
 
 
 Framing = Literal["1.0", "1.1"]
+RestconfEncoding = Literal["json", "xml"]
 ReplyBytes = Annotated[int, Field(ge=1, le=64 << 20)]
 FleetCount = Annotated[int, Field(ge=1, le=126)]
 
@@ -91,6 +94,8 @@ class Plan(BaseModel):
     fleet_repeats: FleetCount | list[FleetCount] = 1
     """``ssh/fleet-show-version``: whole runs over the hosts per iteration; a list
     measures each."""
+    restconf_encoding: RestconfEncoding | list[RestconfEncoding] = "json"
+    """The RESTCONF reads' encoding (``json``, ``xml``); a list measures each."""
 
     @field_validator("commands", mode="before")
     @classmethod
@@ -144,6 +149,11 @@ class Plan(BaseModel):
         """Every repeat count to measure the fleet modes with, in plan order."""
         repeats = self.fleet_repeats
         return list(dict.fromkeys([repeats] if isinstance(repeats, int) else repeats))
+
+    def restconf_encodings(self) -> list[RestconfEncoding]:
+        """Every encoding to measure the RESTCONF reads with, in plan order."""
+        encodings = self.restconf_encoding
+        return list(dict.fromkeys([encodings] if isinstance(encodings, str) else encodings))
 
     def client_names(self) -> list[str]:
         return [self.clients] if isinstance(self.clients, str) else list(self.clients)

@@ -2,11 +2,13 @@
 
 Per mode: p50 against its round-trip lower bound (``min_round_trips x verified RTT``) and
 the harness overhead per iteration: the measured span (``resources.elapsed_s``) minus the
-time inside the measured iterations, relative to the latter. Per run: its wall time
-against the RTT-bound minimum of everything it ran, ``sum((warmup + iterations) x
-min_round_trips x configured RTT)``, and against the round trips the clients were counted
-to make on the wire (the same sum with the counted p50); both only mean something under
-added delay.
+time inside the measured iterations, relative to the latter. A stream mode's (gnmi/stream)
+values are update delays: its bound is the one-way delay, half the verified RTT, and it has
+no harness overhead to speak of (its span holds the unmeasured change of every iteration).
+Per run: its wall time against the RTT-bound minimum of everything it ran,
+``sum((warmup + iterations) x min_round_trips x configured RTT)``, and against the round
+trips the clients were counted to make on the wire (the same sum with the counted p50); both
+only mean something under added delay.
 """
 
 from dataclasses import dataclass
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_runner import store
+from bench_runner.html_report.runs import is_stream
 
 
 @dataclass(frozen=True)
@@ -62,11 +65,12 @@ def _seconds_between(start: str, end: str) -> float:
 def mode_figures(run_id: str, profile: str, mode: dict[str, Any]) -> ModeFigures:
     stats = mode["stats"]
     rtt = mode.get("verified_rtt_ms")
-    bound = mode["min_round_trips"] * rtt if rtt else None
+    stream = is_stream(mode)
+    bound = (rtt / 2 if stream else mode["min_round_trips"] * rtt) if rtt else None
     overhead = None
-    resources = mode.get("resources")
+    resources = mode.get("resources") or {}
     samples = mode.get("samples_ms") or []
-    if resources and "elapsed_s" in resources and samples and stats.get("errors") == 0:
+    if not stream and "elapsed_s" in resources and samples and stats.get("errors") == 0:
         inside_ms = sum(samples)
         overhead = 100.0 * (resources["elapsed_s"] * 1000.0 - inside_ms) / inside_ms
     return ModeFigures(

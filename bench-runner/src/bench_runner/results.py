@@ -66,6 +66,18 @@ class ProfileInfo(BaseModel):
     readback: dict[str, Any] | None
 
 
+class StreamSummary(BaseModel):
+    """What one STREAM SAMPLE subscription delivered to the client over a fixed window, after
+    the mode's iterations (gnmi/stream): its updates per second, the window and the
+    subscription's sample interval and path."""
+
+    updates_per_second: float
+    updates: int
+    window_s: float
+    sample_interval_ms: float
+    path: str
+
+
 class ModeResult(BaseModel):
     mode: str
     transport: str
@@ -127,6 +139,9 @@ class ModeResult(BaseModel):
     verdict: Verdict | None = None
     """Tonight against the earlier nights of the same series (verdicts/); null when the
     mode was not published or has no samples."""
+    stream: StreamSummary | None = None
+    """A streaming mode's update rate (gnmi/stream), measured once after its iterations, whose
+    values are update delays; null for the other modes and when it was not measured."""
     handshakes: Handshakes | None = None
     """What the mode's connections negotiated (SSH algorithms, TLS version, cipher, group,
     ALPN, resumption), from the wire and, for ALPN, the client library; null when the mode

@@ -12,12 +12,12 @@ from datetime import UTC, datetime
 
 from bench_runner.alpn import AlpnReportingSession
 from bench_runner.modes import Mode, Session, Target
-from bench_runner.modes.base import SelfTimedSession, Transport
+from bench_runner.modes.base import SelfTimedSession, StreamRate, StreamRateSession, Transport
 from bench_runner.phases import PhasedSession, summarize_phases
 from bench_runner.profile_guard import ProfileGuard
 from bench_runner.profile_watch import ProfileWatch
 from bench_runner.resources import ResourceMonitor, ResourceUsage
-from bench_runner.results import IterationRecord, ModeResult, ModeRun
+from bench_runner.results import IterationRecord, ModeResult, ModeRun, StreamSummary
 from bench_runner.roundtrips import RoundTrips, TracedSession, earliest_answer_ns
 from bench_runner.rtt_probe import RttCheck, RttProbe, check_rtt, probe_rtt
 from bench_runner.stats import percentile, summarize
@@ -179,6 +179,8 @@ class Measurement:
     """None when the session failed before the measured iterations ended."""
     wire: WireCounts
     handshakes: Handshakes
+    stream: StreamRate | None = None
+    """A streaming mode's update rate, measured as its session closed."""
 
 
 async def measure(
@@ -208,8 +210,11 @@ async def measure(
     wire_segments: list[int] = []  # per record: its segment of the capture
     alpn: Counter[str | None] | None = None  # the library's, if it reports them
     handshakes = unavailable(wire_reason)
+    rate_session: StreamRateSession | None = None
     try:
         async with mode.session(target) as session:
+            if isinstance(session, StreamRateSession):
+                rate_session = session
             if isinstance(session, AlpnReportingSession):
                 alpn = session.alpn.selected
             for warmup_index in range(1, plan.warmup + 1):
@@ -274,7 +279,12 @@ async def measure(
             await asyncio.to_thread(capture.close)
     succeeded = [record for record in records if record.ok]
     return Measurement(
-        records, errors, resources, wire_counts(capture, wire_reason, succeeded), handshakes
+        records,
+        errors,
+        resources,
+        wire_counts(capture, wire_reason, succeeded),
+        handshakes,
+        rate_session.stream if rate_session is not None else None,
     )
 
 
@@ -341,12 +351,25 @@ def assemble(
         else None,
         wire=measurement.wire if measurement is not None else None,
         handshakes=measurement.handshakes if measurement is not None else None,
+        stream=stream_summary(measurement.stream if measurement is not None else None),
         phases=summarize_phases([record.phases or {} for record in succeeded]),
         time_split=summarize_splits(gate.verified_rtt_ms, splits)
         if gate.verified_rtt_ms is not None
         else None,
         started_at=started_at,
         finished_at=finished_at,
+    )
+
+
+def stream_summary(rate: StreamRate | None) -> StreamSummary | None:
+    if rate is None:
+        return None
+    return StreamSummary(
+        updates_per_second=rate.updates_per_second,
+        updates=rate.updates,
+        window_s=rate.window_s,
+        sample_interval_ms=rate.sample_interval_ms,
+        path=rate.path,
     )
 
 

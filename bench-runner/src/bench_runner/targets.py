@@ -8,6 +8,8 @@ targets:
     ssh_port: 22               # default 22
     https_port: 443            # default 443
     netconf_port: 830          # default 830
+    gnmi_port: 9339            # default 9339 (TCP)
+    gnmi_tls_verify: false     # verify the device's certificate on gNMI (default false)
     platform: cisco_iosxe      # recorded only
     username_env: EDGE_R1_USERNAME   # environment variable names; default DEVICE_USERNAME
     password_env: EDGE_R1_PASSWORD   # and DEVICE_PASSWORD
@@ -41,6 +43,8 @@ class TargetSpec(BaseModel):
     h3_port: int = Field(default=443, ge=1, le=65535)
     """UDP."""
     gnmi_port: int = Field(default=9339, ge=1, le=65535)
+    gnmi_tls_verify: bool = False
+    """Verify the device's certificate on gNMI channels (against the system's roots)."""
     platform: str | None = None
     username_env: str = "DEVICE_USERNAME"
     password_env: str = "DEVICE_PASSWORD"
@@ -61,6 +65,7 @@ class TargetSpec(BaseModel):
             netconf_port=self.netconf_port,
             h3_port=self.h3_port,
             gnmi_port=self.gnmi_port,
+            gnmi_tls_verify=self.gnmi_tls_verify,
             username=os.environ[self.username_env],
             password=os.environ[self.password_env],
         )

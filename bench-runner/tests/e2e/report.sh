@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The HTML report of a real run, in a real browser (run by `make test-report` on the host). On
-# an isolated lab: a short sweep (local, regional) of a few modes with two clients each, its
+# an isolated lab: a short sweep (local, regional) of a few modes with two clients each (gNMI's
+# stream among them: its update delays have a table and a chart of their own), its
 # report (`bench-runner report-html`) and a comparison of its two runs (`bench-runner
 # compare`), made as a user makes them; then test_report_browser.py opens both pages in
 # headless chromium. The pages, their charts and the browser's screenshots are copied to
@@ -21,8 +22,10 @@ $REPORT_COMPOSE up -d --wait device netem influxdb pushgateway
 # Exit 1 (a mode failed, e.g. refused by the RTT gate on a busy machine) still makes a report:
 # a failed mode is part of what the page must show.
 run_status=0
-bench run --profile local,regional --modes ssh/pty-fresh,ssh/reuse-conn,https/keep-alive,https/batch-post \
-  --clients asyncssh,paramiko,httpx,requests --iterations 5 --warmup 1 --run-id "$run" || run_status=$?
+bench run --profile local,regional \
+  --modes ssh/pty-fresh,ssh/reuse-conn,https/keep-alive,https/batch-post,gnmi/reuse-conn,gnmi/stream \
+  --clients asyncssh,paramiko,httpx,requests,grpc-go,pygnmi --iterations 5 --warmup 1 \
+  --run-id "$run" || run_status=$?
 [ "$run_status" -le 1 ] || { echo "test-report: the run exited $run_status"; exit 1; }
 measured=$(date +%s)
 bench report-html "$run-regional"

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bench_runner.cli import app
-from bench_runner.html_report import build_comparison, build_report
+from bench_runner.html_report import build_comparison, build_report, charts
 from bench_runner.html_report.build import PNG_SCALE, format_number
 from bench_runner.html_report.compare import change, median_difference_ci
 from bench_runner.html_report.runs import find_run, sweep_runs, trend_runs
@@ -189,6 +189,49 @@ def test_sweep_trends_load_and_verdicts(tmp_path: Path) -> None:
     assert "unchanged" in html
     assert "speedup vs ssh/pty-fresh" in html
     assert f"{format_number(1.0)}\N{MULTIPLICATION SIGN}" in html  # the baseline against itself
+
+
+def stream_and_reads(scale: float = 1.0) -> list[dict[str, Any]]:
+    """gNMI and RESTCONF reads beside gnmi/stream, whose iterations are update delays."""
+    stream = mode_doc("gnmi/stream", "grpc-go", [scale * v for v in (16.0, 17.0, 18.5, 16.5)])
+    stream["stream"] = {"updates_per_second": 850.0 / scale}
+    return [
+        mode_doc("gnmi/reuse-conn", "grpc-go", [scale * v for v in (151, 153, 152)]),
+        mode_doc("restconf/keep-alive", "httpx", [scale * v for v in (160, 158, 161)]),
+        mode_doc("gnmi/reuse-conn", "pygnmi", [scale * v for v in (170, 171, 172)]),
+        stream,
+        mode_doc("gnmi/stream", "pygnmi", [scale * v for v in (19.0, 20.0, 21.0)]),
+    ]
+
+
+def test_a_stream_is_charted_as_update_delay_not_request_time(tmp_path: Path) -> None:
+    run_doc(tmp_path, "s-local", "local", 0.0, stream_and_reads(0.1), sweep="s")
+    path = run_doc(tmp_path, "s-regional", "regional", 30.0, stream_and_reads(), sweep="s")
+    runs = sweep_runs(tmp_path, find_run(tmp_path, "s-regional"))
+    files = build_report(tmp_path, runs)
+    assert {"latency", "stream", "sweep", "libraries"} <= drawn(check_report(files.directory))
+    labelled = [(run.profile, run) for run in runs]
+    streams = {"gnmi/stream · grpc-go 1.0", "gnmi/stream · pygnmi 1.0"}
+    delays = charts.stream(labelled).rows
+    assert {row["series"] for row in delays} == streams
+    assert {(row["group"], row["one_way_ms"], row["updates_per_second"]) for row in delays} >= {
+        ("regional", 30.4 / 2, 850.0)
+    }
+    for builder in (charts.latency, charts.sweep, charts.libraries):
+        assert not {row["series"] for row in builder(labelled).rows} & streams, builder
+    html = files.html.read_text()
+    document = json.loads((path / "results.json").read_text())
+    [table, speedups] = (
+        re.findall(rf'<table class="{kind}" data-run="s-regional">(.*?)</table>', html, re.S)[0]
+        for kind in ("streams", "speedups")
+    )
+    for mode in document["modes"]:
+        p50 = f'data-series="{mode["series"]}" data-path="stats.p50_ms"'
+        stream = mode["mode"] == "gnmi/stream"
+        assert (p50 in table, p50 in speedups) == (stream, not stream), mode["series"]
+    assert 'data-path="stream.updates_per_second" data-value="850.0">850.0</span>' in table
+    # grpc-go's stream recorded its rate in both runs, pygnmi's none: a dash, not a figure
+    assert html.count('data-path="stream.updates_per_second"') == 2
 
 
 def test_published_beside_the_lab(tmp_path: Path) -> None:

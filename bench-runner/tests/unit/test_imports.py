@@ -23,6 +23,8 @@ CLIENT_LIBRARIES = (
     "netmiko",
     "paramiko",
     "aioquic",
+    "pygnmi",
+    "grpc",
 )
 
 

@@ -20,7 +20,7 @@ from bench_runner.influx_schema import (
 )
 from bench_runner.phases import PHASES, summarize_phases
 from bench_runner.resources import ResourceUsage
-from bench_runner.results import IterationRecord, ModeRun, RunResult
+from bench_runner.results import IterationRecord, ModeRun, RunResult, StreamSummary
 from bench_runner.rtt_model import RttModel
 from bench_runner.rtt_probe import RttCheck
 from bench_runner.sinks.influx import epoch_ns, run_points
@@ -256,6 +256,13 @@ def with_everything(mode_run: ModeRun, parameters: dict[str, str | int]) -> Mode
             "p50_vs_floor": 1.2,
             "transfer_bytes": 1000,
             "throughput_mb_s": 2.5,
+            "stream": StreamSummary(
+                updates_per_second=900.0,
+                updates=1800,
+                window_s=2.0,
+                sample_interval_ms=1.0,
+                path="/interfaces/interface[name=Loopback0]/state/counters",
+            ),
         }
     )
     return ModeRun(mode, records)

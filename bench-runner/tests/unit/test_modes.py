@@ -33,6 +33,7 @@ EXPECTED_ALL = [
     "netconf/reuse-session",
     "netconf/batch-rpc",
     "netconf/edit-commit",
+    "netconf/get-config",
     "tunnel/bulk",
     "tunnel/request",
     "h3/fresh-conn",
@@ -41,6 +42,16 @@ EXPECTED_ALL = [
     "h3/multi-cmd",
     "h3/resumed",
     "h3/0rtt",
+    "gnmi/fresh-conn",
+    "gnmi/reuse-conn",
+    "gnmi/get-multi",
+    "gnmi/set-batch",
+    "gnmi/subscribe-once",
+    "gnmi/subscribe-poll",
+    "gnmi/stream",
+    "restconf/fresh-conn",
+    "restconf/keep-alive",
+    "restconf/patch-batch",
 ]
 
 
@@ -103,6 +114,8 @@ def test_mode_identity() -> None:
         Transport.NETCONF: {"asyncssh"},
         Transport.TUNNEL: {"asyncssh"},
         Transport.H3: {"quic-go"},
+        Transport.GNMI: {"grpc-go"},
+        Transport.RESTCONF: {"httpx"},
     }
     for mode in ALL_MODES:
         assert mode.name.startswith(mode.transport.value + "/")

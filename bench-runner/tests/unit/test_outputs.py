@@ -61,13 +61,14 @@ def test_manifest_names_the_device_and_runner_ssh_tls_versions(
     tmp_path: Path, sample_run: tuple[RunResult, list[ModeRun]]
 ) -> None:
     """What the handshakes depend on, in every run's context: the device's OpenSSH, nginx,
-    HTTP/3 server and OpenSSL (from its /version) and the runner's OpenSSL and OpenSSH
-    client."""
+    HTTP/3 server, gNMI server and OpenSSL (from its /version) and the runner's OpenSSL and
+    OpenSSH client."""
     run, mode_runs = sample_run
     run.device = {
         "openssh_version": "OpenSSH_10.0p2",
         "nginx_version": "nginx/1.26.3",
         "http3": "quic-go v0.65.0",
+        "gnmi": "openconfig/gnmi v0.14.1, grpc-go v1.85.0",
         "openssl_version": "OpenSSL 3.5.1",
     }
     run.runner = RunnerInfo(
@@ -85,6 +86,7 @@ def test_manifest_names_the_device_and_runner_ssh_tls_versions(
         "quic-go v0.65.0",
         "OpenSSL 3.5.1",
     )
+    assert device["gnmi"] == "openconfig/gnmi v0.14.1, grpc-go v1.85.0"
     assert manifest["runner"]["openssl"] == "OpenSSL 3.5.1 1 Jul 2025"
     assert manifest["runner"]["openssh"].startswith("OpenSSH_10.0p2")
 

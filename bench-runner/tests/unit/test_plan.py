@@ -114,7 +114,8 @@ def test_inventory_reads_credentials_from_the_environment(
         "targets:\n"
         "  - {name: edge-r1, host: 198.18.10.1, platform: cisco_iosxe,\n"
         "     username_env: EDGE_USER, password_env: EDGE_PASS}\n"
-        "  - {name: edge-r2, host: 198.18.10.2, ssh_port: 2222}\n"
+        "  - {name: edge-r2, host: 198.18.10.2, ssh_port: 2222, gnmi_port: 57400,\n"
+        "     gnmi_tls_verify: true}\n"
     )
     monkeypatch.setenv("EDGE_USER", "ops")
     monkeypatch.setenv("EDGE_PASS", "s3cret")
@@ -129,6 +130,9 @@ def test_inventory_reads_credentials_from_the_environment(
         443,
     )
     assert (second.ssh_port, second.username) == (2222, "admin")
+    # gNMI: the IANA port and no certificate check unless the inventory says otherwise.
+    assert (first.gnmi_port, first.gnmi_tls_verify) == (9339, False)
+    assert (second.gnmi_port, second.gnmi_tls_verify) == (57400, True)
     monkeypatch.delenv("EDGE_PASS")
     with pytest.raises(PlanError, match="EDGE_PASS"):
         inventory.targets[0].target()

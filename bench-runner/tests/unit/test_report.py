@@ -46,3 +46,20 @@ def test_counted_round_trip_bound(sample_run: tuple[RunResult, list[ModeRun]]) -
     # (0 + 2 iterations) x (1 + 4 counted round trips) x 30 ms
     assert figures.counted_bound_s == pytest.approx(0.3)
     assert figures.wall_over_counted == pytest.approx(60.0 / 0.3)
+
+
+def test_a_streams_bound_is_the_one_way_delay(
+    sample_run: tuple[RunResult, list[ModeRun]],
+) -> None:
+    """gnmi/stream's values are update delays: set against half the verified RTT (an update
+    crosses the WAN once), and its span, which holds every iteration's unmeasured change, is
+    no harness overhead."""
+    run, _ = sample_run
+    document = json.loads(run.model_dump_json())
+    stream = document["modes"][0]
+    stream.update(mode="gnmi/stream", transport="gnmi", client="grpc-go", min_round_trips=0)
+    stream["resources"] = {"elapsed_s": 5.0, "runner_cpu_s": 0.01, "runner_rss_peak_bytes": 1}
+    figures = run_figures(document).modes[0]
+    assert figures.bound_ms == pytest.approx(30.4 / 2)
+    assert figures.p50_over_bound == pytest.approx(32.0 / 15.2)
+    assert figures.overhead_pct is None

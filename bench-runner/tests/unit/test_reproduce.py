@@ -13,7 +13,7 @@ from bench_runner.cli import app
 from bench_runner.modes import ALL_MODES
 from bench_runner.phases import PhaseSummary
 from bench_runner.plan import BUILTIN_PLANS, load_plan
-from bench_runner.reproduce.figures import lab_figure, load_documents, metric_value
+from bench_runner.reproduce.figures import LabFigure, lab_figure, load_documents, metric_value
 from bench_runner.reproduce.published import (
     EXPERIMENTS,
     Experiment,
@@ -21,7 +21,7 @@ from bench_runner.reproduce.published import (
     load_experiment,
     parse_experiment,
 )
-from bench_runner.reproduce.tables import _client_label, comparison_markdown, sections, speedup
+from bench_runner.reproduce.tables import client_label, comparison_markdown, sections, speedup
 from bench_runner.results import (
     LabInfo,
     ModeResult,
@@ -286,6 +286,44 @@ def test_a_subject_measuring_another_operation_is_shown_but_not_ranked() -> None
     )
 
 
+def test_gnmi_subjects_that_time_another_operation_are_not_ranked() -> None:
+    """clibench's gNMI fresh (one Get of every path on a new channel) stands beside the lab's
+    gnmi/get-multi (that Get on a kept channel), and its batch-set of empty strings beside
+    five real writes: shown, never a reversal; reuse-stream and subscribe-once are ranked.
+    The gNMI figures exist at local, regional and geo only."""
+    experiment = load_experiment("clibench")
+    modes = [
+        mode_entry("ssh/pty-fresh", "asyncssh", [600.0], commands=5),
+        mode_entry("gnmi/get-multi", "grpc-go", [35.0], commands=5),
+        mode_entry("gnmi/reuse-conn", "grpc-go", [160.0], commands=5),
+        mode_entry("gnmi/set-batch", "grpc-go", [200.0], commands=5),
+        mode_entry("gnmi/subscribe-once", "grpc-go", [32.0], commands=5),
+    ]
+    runs = [run_document("rep-clibench-regional", "reproduce-clibench", "regional", modes, 30.0)]
+    built = sections(experiment, runs)
+    gnmi = {s.name for s in experiment.subjects if s.mode and s.mode.startswith("gnmi/")}
+    assert gnmi == {"gNMI fresh", "gNMI reuse-stream", "gNMI batch-set", "gNMI subscribe-once"}
+    for section in built:
+        names = {row.subject.name for row in section.rows}
+        assert (gnmi <= names) == (section.case["profile"] in ("local", "regional", "geo"))
+    section = regional_section(experiment, runs)
+    rows = {row.subject.name: row for row in section.rows}
+    assert {name for name in gnmi if rows[name].subject.ranked} == {
+        "gNMI reuse-stream",
+        "gNMI subscribe-once",
+    }
+    assert rows["gNMI fresh"].lab == LabFigure(35.0, "rep-clibench-regional", "1.0")
+    assert rows["gNMI batch-set"].published_speedup == pytest.approx(523.559 / 30.735)
+    assert section.compared == 3  # pty-fresh, reuse-stream, subscribe-once
+    assert section.ranking_holds is True  # batch-set behind reuse-conn would reverse, ranked
+    text = comparison_markdown([experiment], runs, "make reproduce", "2026-11-23")
+    assert (
+        "| gNMI batch-set | 200.0 | 30.7 | 3.00x | 17.03x | grpc-go 1.0 | not ranked; lab: five "
+        "descriptions written in one Set; clibench: five empty strings its server does not "
+        "write |"
+    ) in text
+
+
 def test_published_ties_are_not_reversals() -> None:
     """batch-post and multi-cmd are 0.04 % apart in the publication: either lab order holds."""
     experiment = load_experiment("clibench")
@@ -424,8 +462,8 @@ def test_reproduce_tables_command_writes_the_comparison(
 
 
 def test_a_version_that_names_its_libraries_is_not_prefixed_again() -> None:
-    assert _client_label("httpx", "0.28.1") == "httpx 0.28.1"
+    assert client_label("httpx", "0.28.1") == "httpx 0.28.1"
     assert (
-        _client_label("parallel-ssh-native", "parallel-ssh 2.16.0, ssh2-python 1.2.0")
+        client_label("parallel-ssh-native", "parallel-ssh 2.16.0, ssh2-python 1.2.0")
         == "parallel-ssh 2.16.0, ssh2-python 1.2.0"
     )

@@ -23,6 +23,7 @@ import (
 	"transportlab/emulator/internal/configdb"
 	"transportlab/emulator/internal/cryptoprofile"
 	"transportlab/emulator/internal/events"
+	"transportlab/emulator/internal/gnmi"
 	"transportlab/emulator/internal/h3"
 	"transportlab/emulator/internal/metrics"
 	"transportlab/emulator/internal/netconf/subsystem"
@@ -42,7 +43,9 @@ type serveOptions struct {
 	tunnelAddr  string
 	// http3Addr is the UDP address of HTTP/3, with the certificate nginx
 	// serves.
-	http3Addr      string
+	http3Addr string
+	// gnmiAddr is the TCP address of gNMI, with the same certificate.
+	gnmiAddr       string
 	tlsCertificate string
 	tlsKey         string
 	sources        metrics.Sources
@@ -61,6 +64,7 @@ func runServe(args []string) int {
 	flags.StringVar(&o.sources.CgroupRoot, "cgroup-root", "/sys/fs/cgroup", "cgroup filesystem of the container")
 	flags.StringVar(&o.tunnelAddr, "tunnel-listen", "127.0.0.1:8080", "tunnel target HTTP server (loopback: reachable through ssh -L only)")
 	flags.StringVar(&o.http3Addr, "http3-listen", "0.0.0.0:443", "UDP address for HTTP/3 (the wildcard: every device of the fleet)")
+	flags.StringVar(&o.gnmiAddr, "gnmi-listen", "0.0.0.0:9339", "TCP address for gNMI (the wildcard: every device of the fleet)")
 	flags.StringVar(&o.tlsCertificate, "tls-cert", "/var/lib/device/tls/cert.pem", "TLS certificate (nginx's)")
 	flags.StringVar(&o.tlsKey, "tls-key", "/var/lib/device/tls/key.pem", "TLS private key (nginx's)")
 	if err := flags.Parse(args); err != nil {
@@ -105,6 +109,7 @@ func serve(o serveOptions) error {
 	}
 	info := metrics.ProbeVersions(version.Version, s.Platform, s.Hostname)
 	info.HTTP3 = h3.Software()
+	info.GNMI = gnmi.Software()
 	m := metrics.New(o.sources, info, names)
 
 	eventListener, err := events.Listen(s.EventsSocket)
@@ -140,7 +145,7 @@ func serve(o serveOptions) error {
 	}
 	certificate, err := tls.LoadX509KeyPair(o.tlsCertificate, o.tlsKey)
 	if err != nil {
-		return fmt.Errorf("TLS certificate for HTTP/3: %w", err)
+		return fmt.Errorf("TLS certificate for HTTP/3 and gNMI: %w", err)
 	}
 	// IPv4 only, as nginx's listen 443.
 	http3Addr, err := net.ResolveUDPAddr("udp4", o.http3Addr)
@@ -152,10 +157,15 @@ func serve(o serveOptions) error {
 		return fmt.Errorf("HTTP/3 listener: %w", err)
 	}
 	defer http3Conn.Close()
+	gnmiListener, err := net.Listen("tcp4", o.gnmiAddr)
+	if err != nil {
+		return fmt.Errorf("gNMI listener: %w", err)
+	}
+	defer gnmiListener.Close()
 
 	devices := api.Fleet{Platform: s.Platform, Plan: s.Fleet}
 	builds := cryptoprofile.Builds{OpenSSH: info.OpenSSHVersion, OpenSSL: info.OpenSSLVersion, Nginx: info.NginxVersion,
-		HTTP3: info.HTTP3, GoTLS: runtime.Version() + " crypto/tls"}
+		HTTP3: info.HTTP3, GNMI: info.GNMI, GoTLS: runtime.Version() + " crypto/tls"}
 	var groups [][]tls.CurveID
 	for k, config := range configs {
 		profile := s.Crypto[k]
@@ -174,12 +184,17 @@ func serve(o serveOptions) error {
 	if err != nil {
 		return err
 	}
+	gnmiServer, err := gnmi.New(gnmi.Options{Platform: s.Platform, Stores: configs, Plan: s.Fleet, Credentials: creds,
+		Certificate: certificate, Groups: groups, Recorder: m, Log: o.log.With("server", "gnmi")})
+	if err != nil {
+		return err
+	}
 	apiServer := &http.Server{Handler: apiHandler, ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout: 120 * time.Second} // longer than nginx's upstream keepalive_timeout
 	metricsServer := &http.Server{Handler: m.Handler(deviceVersion(info, devices)), ReadHeaderTimeout: 10 * time.Second}
 	tunnelServer := &http.Server{Handler: tunnel.Handler(), ReadHeaderTimeout: 10 * time.Second}
 
-	failed := make(chan error, 7)
+	failed := make(chan error, 8)
 	go func() { failed <- configdb.Serve(configListener, configs) }()
 	go func() { failed <- tunnelServer.Serve(tunnelListener) }()
 	go func() {
@@ -187,12 +202,13 @@ func serve(o serveOptions) error {
 	}()
 	go func() { failed <- apiServer.Serve(apiListener) }()
 	go func() { failed <- http3Server.Serve(http3Conn) }()
+	go func() { failed <- gnmiServer.Serve(gnmiListener) }()
 	go func() { failed <- metricsServer.Serve(metricsListener) }()
 	go func() { failed <- eventListener.Serve(sshEventHandler(m, s.Fleet.Size()), m.MalformedEvent) }()
 	o.log.Info("device ready", "hostname", s.Hostname, "fleet_size", s.Fleet.Size(), "fleet_addresses", s.FleetAddresses,
 		"platform", s.Platform, "version", version.Version,
 		"api_socket", o.apiSocket, "netconf_socket", s.NetconfSocket, "config_socket", s.ConfigSocket, "netconf_base", s.NetconfBase, "metrics", o.metricsAddr, "tunnel_target", o.tunnelAddr,
-		"http3", o.http3Addr+"/udp", "http3_server", info.HTTP3)
+		"http3", o.http3Addr+"/udp", "http3_server", info.HTTP3, "gnmi", o.gnmiAddr+"/tcp", "gnmi_server", info.GNMI)
 
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
@@ -206,11 +222,13 @@ func serve(o serveOptions) error {
 		}
 	}
 	// Side by side, so the whole stop takes at most 5 s: an HTTP/3 client
-	// that keeps its connection after GOAWAY holds its server that long.
+	// that keeps its connection after GOAWAY holds its server that long, a
+	// gNMI call in progress likewise (subscriptions are ended at once).
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var stopping sync.WaitGroup
-	for _, shutdown := range []func(context.Context) error{apiServer.Shutdown, http3Server.Shutdown, metricsServer.Shutdown} {
+	for _, shutdown := range []func(context.Context) error{apiServer.Shutdown, http3Server.Shutdown, gnmiServer.Shutdown,
+		metricsServer.Shutdown} {
 		stopping.Go(func() { _ = shutdown(ctx) })
 	}
 	stopping.Wait()

@@ -12,9 +12,9 @@ type Credentials struct {
 	Password string
 }
 
-// matches compares in constant time. Hashing first gives both sides equal
+// Matches compares in constant time. Hashing first gives both sides equal
 // length, so the comparison time reveals neither value nor its length.
-func (c Credentials) matches(username, password string) bool {
+func (c Credentials) Matches(username, password string) bool {
 	wantUser, gotUser := sha256.Sum256([]byte(c.Username)), sha256.Sum256([]byte(username))
 	wantPass, gotPass := sha256.Sum256([]byte(c.Password)), sha256.Sum256([]byte(password))
 	userOK := subtle.ConstantTimeCompare(wantUser[:], gotUser[:])
@@ -27,7 +27,7 @@ func (c Credentials) matches(username, password string) bool {
 func (s *Server) authenticated(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		username, password, ok := r.BasicAuth()
-		if !ok || !s.creds.matches(username, password) {
+		if !ok || !s.creds.Matches(username, password) {
 			s.recorder.AuthFailed(transportOf(r))
 			w.Header().Set("WWW-Authenticate", `Basic realm="device", charset="UTF-8"`)
 			writeText(w, http.StatusUnauthorized, "Unauthorized\n")

@@ -85,6 +85,13 @@ func (s *Store) SetBootTime(t time.Time) {
 	s.booted = t
 }
 
+// BootTime is when the device started.
+func (s *Store) BootTime() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.booted
+}
+
 // state is the operational data of the device's interfaces.
 func (s *Store) state() []*xmltree.Node {
 	lines, _ := s.Lines()
@@ -143,38 +150,101 @@ func parseInterface(text string) (iface, bool) {
 
 // Apply implements engine.ConfigStore.
 func (s *Store) Apply(block, line string) error {
+	c, mapped := s.changeOf(block, line)
+	if !mapped {
+		return s.global.Apply(block, strings.TrimSpace(line))
+	}
+	if err := s.edit(c.tree...); err != nil {
+		return err
+	}
+	s.keepBeside(c)
+	return nil
+}
+
+// Line is one configuration line in the block it belongs to ("" for a
+// global line), as Apply takes it.
+type Line struct{ Block, Text string }
+
+// ApplyLines applies lines in order as one commit: all of them, or, when
+// one is refused, none (the datastore edit is atomic). Only lines with a
+// tree mapping, or interface sub-mode lines, may be batched.
+func (s *Store) ApplyLines(lines []Line) error {
+	var tree []*xmltree.Node
+	var changes []change
+	for _, l := range lines {
+		c, mapped := s.changeOf(l.Block, l.Text)
+		if !mapped {
+			return errors.New("Configuration rejected: not a line of the configuration tree: " + l.Text)
+		}
+		tree = append(tree, c.tree...)
+		changes = append(changes, c)
+	}
+	if err := s.edit(tree...); err != nil {
+		return err
+	}
+	for _, c := range changes {
+		s.keepBeside(c)
+	}
+	return nil
+}
+
+// change is what one configuration line does: edits of the tree, applied
+// together, then a change of the unmapped sub-mode lines kept beside it.
+type change struct {
+	tree []*xmltree.Node
+	// header names the interface whose unmapped lines change; "" if none.
+	header string
+	// forget drops them all (no interface); extra adds or removes one.
+	forget bool
+	extra  string
+}
+
+func (s *Store) keepBeside(c change) {
+	if c.header == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case c.forget:
+		delete(s.ifaceExtra, c.header)
+	case c.extra != "":
+		s.ifaceExtra[c.header] = applyExtra(s.ifaceExtra[c.header], c.extra)
+	}
+}
+
+// changeOf maps a line to its change; mapped is false for a global line
+// without a tree mapping, which the in-memory store keeps.
+func (s *Store) changeOf(block, line string) (c change, mapped bool) {
 	line = strings.TrimSpace(line)
 	if block == "" {
-		return s.applyGlobal(line)
+		return globalChange(line)
 	}
 	rest, isInterface := strings.CutPrefix(block, "interface ")
 	i, ok := parseInterface(rest)
 	if !isInterface || !ok {
-		return s.global.Apply(block, line)
+		return change{}, false
 	}
-	return s.applyInterface(i, line)
+	return interfaceChange(i, line), true
 }
 
-func (s *Store) applyGlobal(line string) error {
+func globalChange(line string) (change, bool) {
 	if name, ok := strings.CutPrefix(line, "hostname "); ok {
-		return s.edit(native(xmltree.Leaf(NativeNS, "hostname", name)))
+		return change{tree: []*xmltree.Node{native(xmltree.Leaf(NativeNS, "hostname", name))}}, true
 	}
 	if rest, ok := strings.CutPrefix(line, "interface "); ok {
 		if i, ok := parseInterface(rest); ok {
-			return s.edit(entry(i))
+			return change{tree: []*xmltree.Node{entry(i)}}, true
 		}
 	}
 	if rest, ok := strings.CutPrefix(line, "no interface "); ok {
 		if i, ok := parseInterface(rest); ok {
-			s.mu.Lock()
-			delete(s.ifaceExtra, i.header())
-			s.mu.Unlock()
 			e := entry(i)
 			interfaceOf(e).Children[0].Attr = []xml.Attr{removeAttr}
-			return s.edit(e)
+			return change{tree: []*xmltree.Node{e}, header: i.header(), forget: true}, true
 		}
 	}
-	return s.global.Apply("", line)
+	return change{}, false
 }
 
 var removeAttr = xml.Attr{Name: xml.Name{Space: rpc.BaseNS, Local: "operation"}, Value: "remove"}
@@ -184,42 +254,36 @@ func removed(n *xmltree.Node) *xmltree.Node {
 	return n
 }
 
-func (s *Store) applyInterface(i iface, line string) error {
+func interfaceChange(i iface, line string) change {
 	fields := strings.Fields(line)
-	var change *xmltree.Node
+	var leaf *xmltree.Node
 	switch {
 	case len(fields) > 1 && fields[0] == "description":
-		change = xmltree.Leaf(NativeNS, "description", strings.TrimSpace(strings.TrimPrefix(line, "description")))
+		leaf = xmltree.Leaf(NativeNS, "description", strings.TrimSpace(strings.TrimPrefix(line, "description")))
 	case line == "no description":
-		change = removed(xmltree.Leaf(NativeNS, "description", ""))
+		leaf = removed(xmltree.Leaf(NativeNS, "description", ""))
 	case len(fields) >= 3 && len(fields) <= 4 && fields[0] == "ip" && fields[1] == "address":
 		primary := xmltree.Elem(NativeNS, "primary", xmltree.Leaf(NativeNS, "address", fields[2]))
 		if len(fields) == 4 {
 			primary.Children = append(primary.Children, xmltree.Leaf(NativeNS, "mask", fields[3]))
 		}
-		change = xmltree.Elem(NativeNS, "ip", xmltree.Elem(NativeNS, "address", primary))
-		change.Children[0].Children[0].Attr = []xml.Attr{{Name: removeAttr.Name, Value: "replace"}}
+		leaf = xmltree.Elem(NativeNS, "ip", xmltree.Elem(NativeNS, "address", primary))
+		leaf.Children[0].Children[0].Attr = []xml.Attr{{Name: removeAttr.Name, Value: "replace"}}
 	case line == "no ip address":
-		change = xmltree.Elem(NativeNS, "ip", removed(xmltree.Elem(NativeNS, "address")))
+		leaf = xmltree.Elem(NativeNS, "ip", removed(xmltree.Elem(NativeNS, "address")))
 	case line == "shutdown":
-		change = xmltree.Leaf(NativeNS, "shutdown", "")
+		leaf = xmltree.Leaf(NativeNS, "shutdown", "")
 	case line == "no shutdown":
-		change = removed(xmltree.Leaf(NativeNS, "shutdown", ""))
+		leaf = removed(xmltree.Leaf(NativeNS, "shutdown", ""))
 	default:
 		// Unmapped: kept beside the tree, but the entry must exist.
-		if err := s.edit(entry(i)); err != nil {
-			return err
-		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.ifaceExtra[i.header()] = applyExtra(s.ifaceExtra[i.header()], line)
-		return nil
+		return change{tree: []*xmltree.Node{entry(i)}, header: i.header(), extra: line}
 	}
 	withChange := entry(i)
 	list := interfaceOf(withChange).Children[0]
-	list.Children = append(list.Children, change)
+	list.Children = append(list.Children, leaf)
 	// The entry is created first, so a removal never creates an empty leaf.
-	return s.edit(entry(i), withChange)
+	return change{tree: []*xmltree.Node{entry(i), withChange}}
 }
 
 // applyExtra records an unmapped sub-mode line: once, and "no X" removes X.
@@ -250,15 +314,23 @@ func entry(i iface) *xmltree.Node {
 
 func interfaceOf(n *xmltree.Node) *xmltree.Node { return n.Children[0] }
 
-// errLocked is the text shown when a NETCONF session holds the lock.
+// ErrLocked refuses a change while a NETCONF session holds the lock of
+// running; its text is shown to the user.
 //
 //lint:ignore ST1005 device wording, shown to the user after "% " (engine.ConfigStore.Apply)
-var errLocked = errors.New("Configuration is locked by a NETCONF session; try again later")
+var ErrLocked = errors.New("Configuration is locked by a NETCONF session; try again later")
+
+// CanonicalInterface is the name the store gives an interface typed as
+// text ("Gi2" is "GigabitEthernet2"); ok is false for no interface name.
+func CanonicalInterface(text string) (name string, ok bool) {
+	i, ok := parseInterface(text)
+	return i.kind + i.name, ok
+}
 
 func (s *Store) edit(config ...*xmltree.Node) error {
 	if err := s.ds.EditRunning(config); err != nil {
 		if err.Tag == "in-use" {
-			return errLocked
+			return ErrLocked
 		}
 		return errors.New("Configuration rejected: " + err.Message)
 	}

@@ -1,6 +1,7 @@
 package configdb
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -135,5 +136,49 @@ func TestParseInterface(t *testing.T) {
 		if _, ok := parseInterface(text); ok {
 			t.Errorf("%q parsed", text)
 		}
+	}
+}
+
+func TestApplyLinesIsOneCommitOrNone(t *testing.T) {
+	s, err := Seeded("cisco_iosxe", "lab-r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s.Lines()
+	first, _ := s.Datastore().Running()
+	// The NETCONF lock refuses the batch: nothing of it is applied.
+	if err := s.Datastore().Lock(9, "running"); err != nil {
+		t.Fatal(err)
+	}
+	batch := []Line{{Text: "interface Loopback7"}, {Block: "interface Loopback7", Text: "description seven"},
+		{Block: "interface GigabitEthernet2", Text: "shutdown"}, {Text: "no interface GigabitEthernet3"}}
+	if err := s.ApplyLines(batch); !errors.Is(err, ErrLocked) {
+		t.Fatalf("under a NETCONF lock: %v", err)
+	}
+	if after, _ := s.Lines(); strings.Join(after, "\n") != strings.Join(before, "\n") {
+		t.Fatalf("a refused batch changed the configuration:\n%s", strings.Join(after, "\n"))
+	}
+	if err := s.Datastore().Unlock(9, "running"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ApplyLines(batch); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := s.Lines()
+	config := strings.Join(after, "\n")
+	for _, want := range []string{"interface Loopback7\n description seven", "Lab LAN A\n ip address 198.18.10.1 255.255.255.0\n shutdown\n negotiation auto"} {
+		if !strings.Contains(config, want) {
+			t.Errorf("lacks %q:\n%s", want, config)
+		}
+	}
+	if strings.Contains(config, "GigabitEthernet3") {
+		t.Errorf("batch not applied:\n%s", config)
+	}
+	if last, _ := s.Datastore().Running(); last.Seq != first.Seq+1 {
+		t.Errorf("%d commits for one batch", last.Seq-first.Seq)
+	}
+	// A global line without a tree mapping cannot be batched.
+	if err := s.ApplyLines([]Line{{Text: "ip domain name lab"}}); err == nil {
+		t.Error("an unmapped global line was batched")
 	}
 }

@@ -90,6 +90,7 @@ type Effective struct {
 	SSH    EffectiveSSH   `json:"ssh"`
 	TLS    EffectiveTLS   `json:"tls"`
 	HTTP3  EffectiveHTTP3 `json:"http3"`
+	GNMI   EffectiveGNMI  `json:"gnmi"`
 	// Held names what DEVICE_CRYPTO_KEX and DEVICE_CRYPTO_TLS_GROUP hold
 	// fixed, absent when nothing is: a result then says its lists were
 	// narrowed on purpose.
@@ -123,6 +124,14 @@ type EffectiveHTTP3 struct {
 	Groups Offer  `json:"groups"`
 }
 
+// EffectiveGNMI is what the gNMI server (TCP 9339) was configured with:
+// crypto/tls, TLS 1.2 and 1.3 with Go's cipher suites, and, as HTTP/3,
+// the profile's groups that Go implements.
+type EffectiveGNMI struct {
+	Server string `json:"server"` // "openconfig/gnmi v0.14.1, grpc-go v1.85.0"
+	Groups Offer  `json:"groups"`
+}
+
 // Builds are the versions of the servers' software whose defaults apply
 // where a profile leaves a list open.
 type Builds struct {
@@ -130,7 +139,8 @@ type Builds struct {
 	OpenSSL string // "OpenSSL 3.0.17"
 	Nginx   string // "nginx/1.22.1": TLS 1.2 ciphers default to nginx's string
 	HTTP3   string // "quic-go v0.65.0"
-	GoTLS   string // "go1.26.8 crypto/tls": the HTTP/3 server's TLS
+	GNMI    string // "openconfig/gnmi v0.14.1, grpc-go v1.85.0"
+	GoTLS   string // "go1.26.8 crypto/tls": the HTTP/3 and gNMI servers' TLS
 }
 
 // Effective describes the profile as configured on a device of those builds.
@@ -150,5 +160,6 @@ func (p Profile) Effective(b Builds) Effective {
 			Ciphers:      Offer{Names: p.TLS.Ciphers, Defaults: b.Nginx + " with " + b.OpenSSL},
 			Ciphersuites: tls(p.TLS.Ciphersuites), Groups: tls(p.TLS.Groups)},
 		HTTP3: EffectiveHTTP3{Server: b.HTTP3, Groups: Offer{Names: goNames, Defaults: b.GoTLS}},
+		GNMI:  EffectiveGNMI{Server: b.GNMI, Groups: Offer{Names: goNames, Defaults: b.GoTLS}},
 	}
 }

@@ -3,7 +3,8 @@ package h3
 import (
 	"crypto/rand"
 	"crypto/tls"
-	"fmt"
+
+	"transportlab/emulator/internal/cryptoprofile"
 )
 
 // tlsConfig is TLS 1.3 with the device's certificate, session tickets
@@ -22,19 +23,5 @@ func (s *Server) tlsConfig() (*tls.Config, error) {
 		return nil, err
 	}
 	base.SetSessionTicketKeys([][32]byte{key})
-	perDevice := base.Clone()
-	perDevice.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
-		device := s.deviceOf(hello.Conn.LocalAddr())
-		groups := s.o.Groups[device-1]
-		switch {
-		case groups == nil:
-			return nil, nil // Go's defaults
-		case len(groups) == 0:
-			return nil, fmt.Errorf("device %d's crypto profile offers no TLS group Go implements", device)
-		}
-		c := base.Clone()
-		c.CurvePreferences = groups
-		return c, nil
-	}
-	return perDevice, nil
+	return cryptoprofile.PerDeviceGroups(base, s.deviceOf, s.o.Groups), nil
 }

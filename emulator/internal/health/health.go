@@ -1,10 +1,12 @@
 // Package health checks, from inside the container, that every service a
 // client reaches answers: sshd, nginx (through to the device API), the
-// HTTP/3 server (through to the device API) and the metrics endpoint.
+// HTTP/3 server (through to the device API), the gNMI server and the
+// metrics endpoint.
 package health
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"fmt"
 	"net"
@@ -12,7 +14,11 @@ import (
 	"strings"
 	"time"
 
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"github.com/quic-go/quic-go/http3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/metadata"
 )
 
 // Targets are the addresses to probe.
@@ -21,6 +27,10 @@ type Targets struct {
 	HTTPSURL   string // e.g. https://127.0.0.1/healthz (via nginx to the API)
 	HTTP3URL   string // e.g. https://127.0.0.1/healthz (HTTP/3 on UDP 443, to the API)
 	MetricsURL string // e.g. http://127.0.0.1:9100/healthz
+	GNMIAddr   string // e.g. 127.0.0.1:9339
+	// GNMIUsername and GNMIPassword are the device account, which every
+	// gNMI call carries.
+	GNMIUsername, GNMIPassword string
 }
 
 // Check probes every target in turn and returns the first failure, naming
@@ -42,8 +52,32 @@ func Check(t Targets, timeout time.Duration) error {
 	if err := checkHTTP(&http.Client{Timeout: timeout, Transport: http3Transport}, t.HTTP3URL); err != nil {
 		return fmt.Errorf("http3 %s: %w", t.HTTP3URL, err)
 	}
+	if err := checkGNMI(t, timeout); err != nil {
+		return fmt.Errorf("gnmi %s: %w", t.GNMIAddr, err)
+	}
 	if err := checkHTTP(&http.Client{Timeout: timeout}, t.MetricsURL); err != nil {
 		return fmt.Errorf("metrics %s: %w", t.MetricsURL, err)
+	}
+	return nil
+}
+
+// checkGNMI asks the gNMI server for its capabilities.
+func checkGNMI(t Targets, timeout time.Duration) error {
+	conn, err := grpc.NewClient(t.GNMIAddr,
+		grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{InsecureSkipVerify: true})))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	ctx = metadata.AppendToOutgoingContext(ctx, "username", t.GNMIUsername, "password", t.GNMIPassword)
+	caps, err := gpb.NewGNMIClient(conn).Capabilities(ctx, &gpb.CapabilityRequest{})
+	if err != nil {
+		return err
+	}
+	if len(caps.GetSupportedModels()) == 0 {
+		return fmt.Errorf("capabilities name no model")
 	}
 	return nil
 }

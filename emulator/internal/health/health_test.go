@@ -1,6 +1,7 @@
 package health
 
 import (
+	"context"
 	"crypto/tls"
 	"net"
 	"net/http"
@@ -9,7 +10,13 @@ import (
 	"testing"
 	"time"
 
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"github.com/quic-go/quic-go/http3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 )
 
 // fakeSSH answers every connection with banner.
@@ -50,6 +57,34 @@ func fakeHTTP3(t *testing.T, certificate tls.Certificate, handler http.Handler) 
 	return "https://" + conn.LocalAddr().String() + "/healthz"
 }
 
+// fakeGNMI answers Capabilities over TLS with certificate, to the account
+// username/password only, and returns its address.
+func fakeGNMI(t *testing.T, certificate tls.Certificate, username, password string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer(grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{certificate}})))
+	gpb.RegisterGNMIServer(srv, capabilitiesOnly{username: username, password: password})
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	return ln.Addr().String()
+}
+
+type capabilitiesOnly struct {
+	gpb.UnimplementedGNMIServer
+	username, password string
+}
+
+func (c capabilitiesOnly) Capabilities(ctx context.Context, _ *gpb.CapabilityRequest) (*gpb.CapabilityResponse, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	if u, p := md.Get("username"), md.Get("password"); len(u) != 1 || u[0] != c.username || len(p) != 1 || p[0] != c.password {
+		return nil, status.Error(codes.Unauthenticated, "bad credentials")
+	}
+	return &gpb.CapabilityResponse{SupportedModels: []*gpb.ModelData{{Name: "openconfig-system"}}}, nil
+}
+
 func TestCheck(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
 	httpsSrv := httptest.NewTLSServer(ok)
@@ -60,7 +95,8 @@ func TestCheck(t *testing.T) {
 	defer broken.Close()
 
 	good := Targets{SSHAddr: fakeSSH(t, "SSH-2.0-OpenSSH_9.2p1\r\n"), HTTPSURL: httpsSrv.URL,
-		HTTP3URL: fakeHTTP3(t, httpsSrv.TLS.Certificates[0], ok), MetricsURL: metricsSrv.URL}
+		HTTP3URL: fakeHTTP3(t, httpsSrv.TLS.Certificates[0], ok), MetricsURL: metricsSrv.URL,
+		GNMIAddr: fakeGNMI(t, httpsSrv.TLS.Certificates[0], "lab", "secret"), GNMIUsername: "lab", GNMIPassword: "secret"}
 	if err := Check(good, 2*time.Second); err != nil {
 		t.Fatalf("healthy targets: %v", err)
 	}
@@ -74,6 +110,12 @@ func TestCheck(t *testing.T) {
 	if err := Check(badHTTP3, 2*time.Second); err == nil || !strings.HasPrefix(err.Error(), "http3 ") ||
 		!strings.Contains(err.Error(), "HTTP 502") {
 		t.Fatalf("HTTP/3 502: %v", err)
+	}
+	badGNMI := good
+	badGNMI.GNMIPassword = "wrong"
+	if err := Check(badGNMI, 2*time.Second); err == nil || !strings.HasPrefix(err.Error(), "gnmi ") ||
+		!strings.Contains(err.Error(), "Unauthenticated") {
+		t.Fatalf("gNMI refusing the account: %v", err)
 	}
 	badMetrics := good
 	badMetrics.MetricsURL = broken.URL

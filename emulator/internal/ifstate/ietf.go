@@ -28,7 +28,7 @@ func InterfacesState(states []State, booted time.Time) *xmltree.Node {
 		count := func(name string, v uint64) *xmltree.Node { return leaf(name, strconv.FormatUint(v, 10)) }
 		// The identity's prefix is declared where it is used, as the
 		// reply of a real device does.
-		ifType := leaf("type", "ianaift:"+ianaType(s.Kind))
+		ifType := leaf("type", "ianaift:"+IANAType(s.Kind))
 		ifType.Attr = []xml.Attr{{Name: xml.Name{Local: "xmlns:ianaift"}, Value: ianaTypesNS}}
 		e := xmltree.Elem(InterfacesNS, "interface", leaf("name", s.Name), ifType,
 			leaf("admin-status", upDown(s.AdminUp)), leaf("oper-status", upDown(s.OperUp)),
@@ -63,8 +63,8 @@ func upDown(up bool) string {
 	return "down"
 }
 
-// ianaType is the iana-if-type identity of an interface type.
-func ianaType(kind string) string {
+// IANAType is the iana-if-type identity of an interface type.
+func IANAType(kind string) string {
 	switch kind {
 	case "Loopback":
 		return "softwareLoopback"

@@ -33,6 +33,7 @@ type Metrics struct {
 	netconf       *deviceSessions
 	http3Sessions *deviceSessions
 	http3         http3Counters
+	gnmi          gnmiCounters
 	commands      *prometheus.CounterVec
 	deviceCmds    *prometheus.CounterVec
 	commandErrors *prometheus.CounterVec
@@ -53,6 +54,7 @@ func New(src Sources, info VersionInfo, devices []string) *Metrics {
 		// QUIC connections of the HTTP/3 server, per device it was reached on.
 		http3Sessions: newDeviceSessions(len(devices)),
 		http3:         newHTTP3Counters(),
+		gnmi:          newGNMICounters(),
 		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "device_commands_total", Help: "Commands executed, per transport.",
 		}, []string{"transport"}),
@@ -89,6 +91,7 @@ func New(src Sources, info VersionInfo, devices []string) *Metrics {
 		newCgroupCollector(src.CgroupRoot),
 		newSessionsCollector(m.ssh, m.netconf, m.http3Sessions, newNginxStatusClient(src.NginxStatusSocket), devices),
 	)
+	m.registry.MustRegister(m.gnmi.collectors()...)
 	for _, transport := range []string{TransportSSH, TransportHTTPS, TransportNETCONF, TransportHTTP3} {
 		m.commands.WithLabelValues(transport) // export zeros before the first command
 		for _, name := range devices {

@@ -76,7 +76,8 @@ func TestMetricsEndpoint(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "cpu.stat"), "usage_usec 1000000\n")
 	writeFile(t, filepath.Join(root, "memory.current"), "4096\n")
-	info := VersionInfo{DeviceVersion: "test", Platform: "cisco_iosxe", Hostname: "lab-r1", HTTP3: "quic-go v0.65.0"}
+	info := VersionInfo{DeviceVersion: "test", Platform: "cisco_iosxe", Hostname: "lab-r1", HTTP3: "quic-go v0.65.0",
+		GNMI: "openconfig/gnmi v0.14.1, grpc-go v1.85.0"}
 	m := New(Sources{CgroupRoot: root, NginxStatusSocket: filepath.Join(root, "no-nginx.sock")}, info, []string{"lab-r1", "lab-r2"})
 	m.CommandServed(TransportSSH, 1, "")
 	m.CommandServed(TransportHTTPS, 2, "invalid_input")
@@ -94,6 +95,15 @@ func TestMetricsEndpoint(t *testing.T) {
 	m.HTTP3Request(true, false)
 	m.HTTP3Request(true, true)
 	m.HTTP3Request(false, false)
+	m.GNMIRPC("Get", "OK")
+	m.GNMIRPC("Get", "OK")
+	m.GNMIRPC("Set", "InvalidArgument")
+	m.GNMISubscriptionOpened("stream")
+	m.GNMISubscriptionOpened("stream")
+	m.GNMISubscriptionClosed("stream")
+	m.GNMIUpdates("stream", 3)
+	m.GNMISubscriptionDropped()
+	m.AuthFailed(TransportGNMI)
 
 	srv := httptest.NewServer(m.Handler(func(local netip.Addr) VersionInfo {
 		info.CryptoProfile = "local " + local.String()
@@ -134,6 +144,14 @@ func TestMetricsEndpoint(t *testing.T) {
 		`device_http3_requests_total{early_data="false",outcome="refused"} 0`,
 		`device_http3_handshakes_total{early_data="true",resumed="true"} 1`,
 		`device_http3_handshakes_total{early_data="false",resumed="false"} 0`,
+		`device_gnmi_rpcs_total{code="OK",rpc="Get"} 2`,
+		`device_gnmi_rpcs_total{code="InvalidArgument",rpc="Set"} 1`,
+		`device_gnmi_subscriptions{mode="stream"} 1`,
+		`device_gnmi_subscriptions{mode="once"} 0`,
+		`device_gnmi_updates_total{mode="stream"} 3`,
+		`device_gnmi_updates_total{mode="poll"} 0`,
+		`device_gnmi_dropped_subscriptions_total 1`,
+		`device_auth_failures_total{transport="gnmi"} 1`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q", want)
@@ -152,6 +170,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	// The document is for the address the client reached (httptest: loopback).
 	if !strings.Contains(string(version), `"device_version": "test"`) ||
 		!strings.Contains(string(version), `"http3": "quic-go v0.65.0"`) ||
+		!strings.Contains(string(version), `"gnmi": "openconfig/gnmi v0.14.1, grpc-go v1.85.0"`) ||
 		!strings.Contains(string(version), `"crypto_profile": "local 127.0.0.1"`) {
 		t.Fatalf("version: %s", version)
 	}

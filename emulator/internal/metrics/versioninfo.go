@@ -27,6 +27,9 @@ type VersionInfo struct {
 	// HTTP3 names the server of HTTP/3 on UDP 443 and its version as the
 	// build recorded it ("quic-go v0.65.0"); HTTPS on TCP 443 is nginx's.
 	HTTP3 string `json:"http3"`
+	// GNMI names the gNMI server on TCP 9339: its proto and gRPC modules
+	// as the build recorded them ("openconfig/gnmi v0.14.1, grpc-go v1.85.0").
+	GNMI string `json:"gnmi"`
 	// CryptoProfile and Crypto are the crypto profile of the device the
 	// client reached, and its lists as sshd and nginx were configured with
 	// them (internal/cryptoprofile).

@@ -1,21 +1,20 @@
-// Package restconf is a RESTCONF (RFC 8040) subset over the NETCONF running
-// datastore: GET and PATCH (merge) of /restconf/data and resources below
-// it, in XML (application/yang-data+xml) and JSON (application/yang-data+json,
-// RFC 7951 encoding without a schema: every leaf is a string).
+// Package restconf is RESTCONF (RFC 8040) over the device's running
+// datastore, without a YANG schema: GET of /restconf/data and the resources
+// below it in XML (application/yang-data+xml) or JSON
+// (application/yang-data+json, RFC 7951 without a schema: every leaf is a
+// string), as the Accept header asks; PATCH as a plain merge or as a YANG
+// Patch (RFC 8072, JSON or XML: ordered edits applied all or none); PUT
+// (create or replace) and DELETE of a resource; errors as an
+// ietf-restconf:errors document with the status RFC 8040 section 7 gives
+// their error-tag.
 package restconf
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"transportlab/emulator/internal/netconf/datastore"
-	"transportlab/emulator/internal/netconf/rpc"
 	"transportlab/emulator/internal/netconf/xmltree"
 )
 
@@ -25,8 +24,18 @@ const (
 	MediaJSON = "application/yang-data+json"
 )
 
-// MaxBody bounds a PATCH body.
+// MaxBody bounds a request body.
 const MaxBody = 1 << 20
+
+// yangLibraryVersion is the ietf-yang-library revision the root resource
+// names (RFC 8040 section 3.3.3).
+const yangLibraryVersion = "2019-01-04"
+
+const (
+	allowData     = "GET, HEAD, OPTIONS, PATCH"
+	allowResource = "GET, HEAD, OPTIONS, PATCH, PUT, DELETE"
+	acceptPatch   = MediaXML + ", " + MediaJSON + ", " + MediaYANGPatchXML + ", " + MediaYANGPatchJSON
+)
 
 // Handler serves /restconf/. modules maps YANG module names (the JSON
 // prefix and the first path segment) to XML namespaces.
@@ -39,10 +48,16 @@ type Handler struct {
 func New(store *datastore.Store, modules map[string]string) http.Handler {
 	h := &Handler{store: store, modules: modules}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /restconf/data", h.get)
-	mux.HandleFunc("GET /restconf/data/{path...}", h.get)
-	mux.HandleFunc("PATCH /restconf/data", h.patch)
-	mux.HandleFunc("PATCH /restconf/data/{path...}", h.patch)
+	mux.HandleFunc("GET /restconf", h.root)
+	mux.HandleFunc("GET /restconf/{$}", h.root)
+	for _, pattern := range []string{dataPrefix, dataPrefix + "/{path...}"} {
+		mux.HandleFunc("GET "+pattern, h.get)
+		mux.HandleFunc("PATCH "+pattern, h.patch)
+		mux.HandleFunc("PUT "+pattern, h.put)
+		mux.HandleFunc("DELETE "+pattern, h.delete)
+		mux.HandleFunc("OPTIONS "+pattern, h.options)
+		mux.HandleFunc(pattern, h.notAllowed)
+	}
 	mux.HandleFunc("GET /.well-known/host-meta", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/xrd+xml")
 		_, _ = io.WriteString(w, `<XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0"><Link rel="restconf" href="/restconf"/></XRD>`)
@@ -50,208 +65,203 @@ func New(store *datastore.Store, modules map[string]string) http.Handler {
 	return mux
 }
 
-// step is one path segment: a node name, its namespace when qualified, and
-// the key value of a list entry ("GigabitEthernet=2").
-type step struct {
-	space, name string
-	key         *string
+// root is the API resource: where the datastore and operations are.
+func (h *Handler) root(w http.ResponseWriter, r *http.Request) {
+	asXML, ok := replyXML(r, false)
+	if !ok {
+		fail(w, r, http.StatusNotAcceptable, protocolError("invalid-value", "use "+MediaXML+" or "+MediaJSON))
+		return
+	}
+	if asXML {
+		w.Header().Set("Content-Type", MediaXML)
+		_, _ = io.WriteString(w, `<restconf xmlns="`+restconfNS+`"><data/><operations/><yang-library-version>`+
+			yangLibraryVersion+`</yang-library-version></restconf>`)
+		return
+	}
+	w.Header().Set("Content-Type", MediaJSON)
+	_, _ = io.WriteString(w, `{"ietf-restconf:restconf":{"data":{},"operations":{},"yang-library-version":"`+
+		yangLibraryVersion+`"}}`)
 }
 
-func (h *Handler) parsePath(raw string) ([]step, error) {
-	if raw == "" {
-		return nil, nil
+// target parses the request's resource; on error it has answered.
+func (h *Handler) target(w http.ResponseWriter, r *http.Request) ([]step, bool) {
+	steps, err := h.parsePath(requestPath(r), "")
+	if err != nil {
+		fail(w, r, http.StatusBadRequest, protocolError("invalid-value", err.Error()))
+		return nil, false
 	}
-	var steps []step
-	space := ""
-	for _, seg := range strings.Split(raw, "/") {
-		name, keyText, hasKey := strings.Cut(seg, "=")
-		if module, local, qualified := strings.Cut(name, ":"); qualified {
-			ns, ok := h.modules[module]
-			if !ok {
-				return nil, fmt.Errorf("unknown module %q", module)
-			}
-			space, name = ns, local
-		} else if space == "" {
-			return nil, errors.New("the first path segment must be module-qualified")
-		}
-		if name == "" {
-			return nil, errors.New("empty path segment")
-		}
-		st := step{space: space, name: name}
-		if hasKey {
-			k, err := url.PathUnescape(keyText)
-			if err != nil {
-				return nil, err
-			}
-			st.key = &k
-		}
-		steps = append(steps, st)
-	}
-	return steps, nil
-}
-
-func (st step) matches(n *xmltree.Node) bool {
-	if n.Name.Local != st.name || n.Name.Space != st.space {
-		return false
-	}
-	if st.key == nil {
-		return true
-	}
-	return datastore.IsListEntry(n) && n.Children[0].Value() == *st.key
-}
-
-// find walks the path from the datastore's top-level nodes.
-func find(nodes []*xmltree.Node, steps []step) *xmltree.Node {
-	var cur *xmltree.Node
-	for _, st := range steps {
-		var next *xmltree.Node
-		for _, n := range nodes {
-			if st.matches(n) {
-				next = n
-				break
-			}
-		}
-		if next == nil {
-			return nil
-		}
-		cur, nodes = next, next.Children
-	}
-	return cur
+	return steps, true
 }
 
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
-	steps, err := h.parsePath(r.PathValue("path"))
-	if err != nil {
-		h.fail(w, r, http.StatusBadRequest, "invalid-value", err.Error())
+	asXML, ok := replyXML(r, false)
+	if !ok {
+		fail(w, r, http.StatusNotAcceptable, protocolError("invalid-value", "use "+MediaXML+" or "+MediaJSON))
+		return
+	}
+	steps, ok := h.target(w, r)
+	if !ok {
 		return
 	}
 	nodes, rerr := h.store.Get(datastore.Running, nil)
 	if rerr != nil {
-		h.fail(w, r, http.StatusInternalServerError, rerr.Tag, rerr.Message)
+		fail(w, r, http.StatusInternalServerError, rerr)
 		return
 	}
 	if len(steps) == 0 {
-		h.write(w, r, http.StatusOK, xmltree.Elem("urn:ietf:params:xml:ns:yang:ietf-restconf", "data", nodes...))
+		h.write(w, asXML, xmltree.Elem(restconfNS, "data", nodes...))
 		return
 	}
 	n := find(nodes, steps)
 	if n == nil {
-		h.fail(w, r, http.StatusNotFound, "invalid-value", "no such resource")
+		fail(w, r, http.StatusNotFound, protocolError("invalid-value", "no such resource"))
 		return
 	}
-	h.write(w, r, http.StatusOK, n)
+	h.write(w, asXML, n)
 }
 
-func (h *Handler) patch(w http.ResponseWriter, r *http.Request) {
-	steps, err := h.parsePath(r.PathValue("path"))
-	if err != nil {
-		h.fail(w, r, http.StatusBadRequest, "invalid-value", err.Error())
-		return
-	}
+// body reads the request body and its media type; on error it has answered.
+func body(w http.ResponseWriter, r *http.Request) (string, []byte, bool) {
 	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	if err != nil {
-		h.fail(w, r, http.StatusRequestEntityTooLarge, "too-big", "body larger than 1 MiB")
-		return
+		fail(w, r, http.StatusRequestEntityTooLarge, protocolError("too-big", "body larger than 1 MiB"))
+		return "", nil, false
 	}
+	return mediaType, data, true
+}
+
+// content decodes a yang-data body; on error it has answered.
+func (h *Handler) content(w http.ResponseWriter, r *http.Request, mediaType string, data []byte) (*xmltree.Node, bool) {
 	var top *xmltree.Node
+	var err error
 	switch mediaType {
 	case MediaXML, "application/xml":
-		top, err = xmltree.Parse(body)
+		top, err = xmltree.Parse(data)
 	case MediaJSON, "application/json":
-		top, err = decodeJSON(body, h.modules)
+		top, err = decodeJSON(data, h.modules)
 	default:
-		h.fail(w, r, http.StatusUnsupportedMediaType, "invalid-value", "use "+MediaXML+" or "+MediaJSON)
-		return
+		fail(w, r, http.StatusUnsupportedMediaType, protocolError("invalid-value", "use "+MediaXML+" or "+MediaJSON))
+		return nil, false
 	}
 	if err != nil {
-		h.fail(w, r, http.StatusBadRequest, "malformed-message", err.Error())
+		fail(w, r, http.StatusBadRequest, protocolError("malformed-message", err.Error()))
+		return nil, false
+	}
+	return top, true
+}
+
+// patch merges the body into the target resource, which must exist
+// (RFC 8040 section 4.6.1), or applies a YANG Patch to it.
+func (h *Handler) patch(w http.ResponseWriter, r *http.Request) {
+	steps, ok := h.target(w, r)
+	if !ok {
 		return
 	}
-	edit, err := wrap(top, steps)
-	if err != nil {
-		h.fail(w, r, http.StatusBadRequest, "invalid-value", err.Error())
+	mediaType, data, ok := body(w, r)
+	if !ok {
 		return
 	}
-	if rerr := h.store.Edit(0, datastore.Running, "merge", []*xmltree.Node{edit}); rerr != nil {
-		h.fail(w, r, statusOf(rerr), rerr.Tag, rerr.Message)
+	switch mediaType {
+	case MediaYANGPatchXML, MediaYANGPatchJSON:
+		h.yangPatch(w, r, steps, data, mediaType == MediaYANGPatchXML)
+		return
+	}
+	top, ok := h.content(w, r, mediaType, data)
+	if !ok {
+		return
+	}
+	if len(steps) > 0 {
+		nodes, _ := h.store.Get(datastore.Running, nil)
+		if find(nodes, steps) == nil {
+			fail(w, r, http.StatusNotFound, protocolError("invalid-value", "no such resource"))
+			return
+		}
+	} else {
+		steps = []step{{space: top.Name.Space, name: top.Name.Local}}
+	}
+	if _, failed := apply(h.store, []change{{op: opMerge, steps: steps, value: top}}); failed != nil {
+		fail(w, r, 0, failed.err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// wrap places the body under the ancestors the path names. The body's top
-// node must be the resource the path ends at (RFC 8040 section 4.6.1).
-func wrap(top *xmltree.Node, steps []step) (*xmltree.Node, error) {
+// put creates or replaces the target resource: 201 or 204.
+func (h *Handler) put(w http.ResponseWriter, r *http.Request) {
+	steps, ok := h.target(w, r)
+	if !ok {
+		return
+	}
 	if len(steps) == 0 {
-		return top, nil
+		h.notAllowed(w, r)
+		return
 	}
-	last := steps[len(steps)-1]
-	if top.Name.Local != last.name || (top.Name.Space != "" && top.Name.Space != last.space) {
-		return nil, fmt.Errorf("body must contain %q, the target resource", last.name)
+	mediaType, data, ok := body(w, r)
+	if !ok {
+		return
 	}
-	if last.key != nil && (!datastore.IsListEntry(top) || top.Children[0].Value() != *last.key) {
-		return nil, errors.New("the key in the body differs from the key in the path")
+	top, ok := h.content(w, r, mediaType, data)
+	if !ok {
+		return
 	}
-	n := top
-	for i := len(steps) - 2; i >= 0; i-- {
-		parent := xmltree.Elem(steps[i].space, steps[i].name)
-		if steps[i].key != nil {
-			parent.Children = append(parent.Children, xmltree.Leaf(steps[i].space, "name", *steps[i].key))
+	existed, failed := apply(h.store, []change{{op: opReplace, steps: steps, value: top}})
+	if failed != nil {
+		fail(w, r, 0, failed.err)
+		return
+	}
+	if existed[0] {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	w.WriteHeader(http.StatusCreated)
+}
+
+// delete removes the target resource: 204, or 404 when it does not exist.
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
+	steps, ok := h.target(w, r)
+	if !ok {
+		return
+	}
+	if len(steps) == 0 {
+		h.notAllowed(w, r)
+		return
+	}
+	if _, failed := apply(h.store, []change{{op: opDelete, steps: steps}}); failed != nil {
+		code := 0
+		if failed.err.Tag == "data-missing" {
+			code = http.StatusNotFound
 		}
-		parent.Children = append(parent.Children, n)
-		n = parent
+		fail(w, r, code, failed.err)
+		return
 	}
-	return n, nil
+	w.WriteHeader(http.StatusNoContent)
 }
 
-func statusOf(e *rpc.Error) int {
-	switch e.Tag {
-	case "in-use", "lock-denied", "data-exists":
-		return http.StatusConflict
-	case "data-missing":
-		return http.StatusNotFound
+func allowed(r *http.Request) string {
+	if requestPath(r) == "" {
+		return allowData
 	}
-	return http.StatusBadRequest
+	return allowResource
 }
 
-// wantsXML follows the Accept header; JSON is the default.
-func wantsXML(r *http.Request) bool {
-	accept := r.Header.Get("Accept")
-	return strings.Contains(accept, MediaXML) || (strings.Contains(accept, "application/xml") && !strings.Contains(accept, "json"))
+func (h *Handler) options(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", allowed(r))
+	w.Header().Set("Accept-Patch", acceptPatch)
+	w.WriteHeader(http.StatusOK)
 }
 
-func (h *Handler) write(w http.ResponseWriter, r *http.Request, code int, n *xmltree.Node) {
-	if wantsXML(r) {
+func (h *Handler) notAllowed(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", allowed(r))
+	fail(w, r, http.StatusMethodNotAllowed, protocolError("operation-not-supported", r.Method+" is not supported here"))
+}
+
+func (h *Handler) write(w http.ResponseWriter, asXML bool, n *xmltree.Node) {
+	if asXML {
 		w.Header().Set("Content-Type", MediaXML)
-		w.WriteHeader(code)
 		_, _ = io.WriteString(w, n.String())
 		return
 	}
 	w.Header().Set("Content-Type", MediaJSON)
-	w.WriteHeader(code)
 	_, _ = w.Write(encodeJSON(n, h.modules))
-}
-
-// fail answers with an RFC 8040 errors document.
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, code int, tag, message string) {
-	errType := "protocol"
-	if code == http.StatusConflict || code == http.StatusNotFound {
-		errType = "application"
-	}
-	if wantsXML(r) {
-		const ns = "urn:ietf:params:xml:ns:yang:ietf-restconf"
-		doc := xmltree.Elem(ns, "errors", xmltree.Elem(ns, "error",
-			xmltree.Leaf(ns, "error-type", errType), xmltree.Leaf(ns, "error-tag", tag), xmltree.Leaf(ns, "error-message", message)))
-		w.Header().Set("Content-Type", MediaXML)
-		w.WriteHeader(code)
-		_, _ = io.WriteString(w, doc.String())
-		return
-	}
-	doc := map[string]any{"ietf-restconf:errors": map[string]any{"error": []map[string]string{
-		{"error-type": errType, "error-tag": tag, "error-message": message}}}}
-	body, _ := json.Marshal(doc)
-	w.Header().Set("Content-Type", MediaJSON)
-	w.WriteHeader(code)
-	_, _ = w.Write(body)
 }

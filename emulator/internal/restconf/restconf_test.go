@@ -23,9 +23,14 @@ func newServer(t *testing.T) (*httptest.Server, *datastore.Store) {
 		t.Fatal(err)
 	}
 	store := datastore.New([]*xmltree.Node{initial})
+	return newServerWith(t, store), store
+}
+
+func newServerWith(t *testing.T, store *datastore.Store) *httptest.Server {
+	t.Helper()
 	srv := httptest.NewServer(New(store, modules))
 	t.Cleanup(srv.Close)
-	return srv, store
+	return srv
 }
 
 func do(t *testing.T, method, url, contentType, accept, body string) (int, string) {
@@ -67,8 +72,15 @@ func TestGetJSONAndXML(t *testing.T) {
 	if code, _ := do(t, "GET", srv.URL+"/restconf/data/Bogus:x", "", "", ""); code != 400 {
 		t.Fatalf("unknown module: %d", code)
 	}
-	if code, _ := do(t, "DELETE", srv.URL+"/restconf/data/Native:native", "", "", ""); code != 405 {
-		t.Fatalf("DELETE: %d", code)
+	if code, body := do(t, "POST", srv.URL+"/restconf/data/Native:native", "", "", ""); code != 405 || !strings.Contains(body, `"error-tag":"operation-not-supported"`) {
+		t.Fatalf("POST: %d %s", code, body)
+	}
+	if code, body := do(t, "GET", srv.URL+"/restconf/data/Native:native", "", "text/html", ""); code != 406 || !strings.Contains(body, "ietf-restconf:errors") {
+		t.Fatalf("Accept text/html: %d %s", code, body)
+	}
+	if code, body := do(t, "GET", srv.URL+"/restconf/data/Native:native/interface/Gi=9", "", MediaXML, ""); code != 404 ||
+		!strings.HasPrefix(body, `<errors xmlns="urn:ietf:params:xml:ns:yang:ietf-restconf"><error><error-type>protocol</error-type><error-tag>invalid-value</error-tag>`) {
+		t.Fatalf("XML error document: %d %s", code, body)
 	}
 	if code, body := do(t, "GET", srv.URL+"/restconf/data", "", "", ""); code != 200 || !strings.Contains(body, `"Native:native"`) {
 		t.Fatalf("datastore root: %d %s", code, body)

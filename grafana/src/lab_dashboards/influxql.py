@@ -32,10 +32,19 @@ def matches(tag: str, variable: str) -> str:
     return f"{quoted(tag)} =~ /^${variable}$/"
 
 
+def _literal(value: str) -> str:
+    escaped = value.replace("\\", "\\\\").replace("'", "\\'")
+    return f"'{escaped}'"
+
+
 def equals(tag: str, value: str) -> str:
     """``tag`` is ``value`` (a string literal)."""
-    escaped = value.replace("\\", "\\\\").replace("'", "\\'")
-    return f"{quoted(tag)} = '{escaped}'"
+    return f"{quoted(tag)} = {_literal(value)}"
+
+
+def differs(tag: str, value: str) -> str:
+    """``tag`` is not ``value`` (a string literal); points without the tag pass."""
+    return f"{quoted(tag)} != {_literal(value)}"
 
 
 def present(tag: str) -> str:

@@ -33,12 +33,20 @@ from grafana_foundation_sdk.models.dashboard import (
 from grafana_foundation_sdk.models.xychart import SeriesMapping, XYShowMode
 
 from lab_dashboards.datasources import INFLUXDB, PROMETHEUS
-from lab_dashboards.influxql import Column, InfluxQuery, Select, last, present
+from lab_dashboards.influxql import Column, InfluxQuery, Select, differs, last, present
 
 FULL, HALF, THIRD = 24, 12, 8
 TIMES = "\u00d7"
 """The multiplication sign, for ratios ("3x as long")."""
 RATIO_UNIT = f"suffix:{TIMES}"
+STREAM_MODES = ("gnmi/stream",)
+"""Modes whose figure is an update's delay (a change on the device to its update at the
+client), not a request's time: kept out of the panels that compare request times."""
+
+
+def not_streams() -> tuple[str, ...]:
+    """Conditions leaving the ``STREAM_MODES`` out."""
+    return tuple(differs(Tag.MODE, mode) for mode in STREAM_MODES)
 
 
 def transformation(kind: str, options: Mapping[str, object]) -> DataTransformerConfig:

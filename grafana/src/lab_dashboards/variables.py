@@ -121,7 +121,7 @@ def transport(where: tuple[str, ...] = RUN_SCOPE) -> QueryVariable:
         "Transport",
         Tag.TRANSPORT,
         where,
-        description="ssh, https, h3 (HTTP/3 over QUIC), netconf or tunnel",
+        description="ssh, https, h3 (HTTP/3 over QUIC), gnmi, restconf, netconf or tunnel",
     )
 
 
@@ -133,7 +133,8 @@ def client(
         "Client library",
         Tag.CLIENT,
         where,
-        description="the library that did the mode; floor clients: asyncssh, httpx, python-ssl",
+        description="the library that did the mode; floor clients: asyncssh, httpx, "
+        "python-ssl, quic-go, grpc-go",
     )
 
 

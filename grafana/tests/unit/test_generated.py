@@ -35,6 +35,8 @@ def test_uids_are_the_stable_urls(dashboards_dir: Path) -> None:
         "latency-sweep",
         "client-libraries",
         "netconf",
+        "gnmi",
+        "model-driven",
         "tunnels",
         "resources",
         "nightly-trends",

@@ -1,4 +1,4 @@
-from lab_dashboards.influxql import Column, Select, last, matches, one_of, present, quoted
+from lab_dashboards.influxql import Column, Select, differs, last, matches, one_of, present, quoted
 
 
 def test_select_text() -> None:
@@ -27,3 +27,8 @@ def test_identifiers_are_quoted() -> None:
 def test_a_tag_is_present_when_it_is_not_empty() -> None:
     """InfluxDB stores no empty tag: a point without the tag compares equal to ''."""
     assert present("ssh_kex") == "\"ssh_kex\" != ''"
+
+
+def test_a_tag_differs_from_a_literal() -> None:
+    """Points without the tag ('' in InfluxDB) differ from any value, so they pass."""
+    assert differs("mode", "gnmi/it's") == "\"mode\" != 'gnmi/it\\'s'"

@@ -12,8 +12,10 @@ from pathlib import Path
 
 from transport_load.transports import (
     COMMAND,
+    GNMI_INTERVAL_MS,
     MAX_DURATION_S,
     parse_command,
+    parse_intervals,
     parse_steps,
     parse_transports,
 )
@@ -43,6 +45,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--command", dest="device_command", default=COMMAND, help="what the CLI transports run"
     )
+    p.add_argument(
+        "--gnmi-interval-ms",
+        type=float,
+        default=GNMI_INTERVAL_MS,
+        help="gnmi-stream: each subscription's sample interval",
+    )
+    p.add_argument(
+        "--gnmi-intervals",
+        default="",
+        help="sweep: gnmi-stream's steps once per sample interval (ms), e.g. 1000,100,10",
+    )
     p.add_argument("--plan", default="", help="the plan the run belongs to (results.json)")
     p.add_argument("--run-id", default="")
     p.add_argument("--targets", default="", help="inventory (results/fleet.yaml)")
@@ -64,6 +77,7 @@ def locust_argv(args: argparse.Namespace, run_id: str) -> list[str]:
     argv = ["locust", "-f", str(locustfile), "--lab-run-id", run_id]
     argv += ["--lab-results-dir", args.results_dir, "--lab-kind", "sweep" if sweep else "load"]
     argv += ["--lab-command", parse_command(args.device_command)]
+    argv += ["--lab-gnmi-interval-ms", f"{parse_intervals(str(args.gnmi_interval_ms))[0]:g}"]
     if args.plan:
         argv += ["--lab-plan", args.plan]
     if args.targets:
@@ -75,10 +89,14 @@ def locust_argv(args: argparse.Namespace, run_id: str) -> list[str]:
     argv += ["--only-summary", "--stop-timeout", "10"]
     if sweep:
         steps = parse_steps(args.steps)
-        total = len(transports) * len(steps) * args.step_seconds
+        intervals = parse_intervals(args.gnmi_intervals or str(args.gnmi_interval_ms))
+        # gnmi-stream's steps run once per sample interval.
+        rounds = sum(len(intervals) if t.key == "gnmi-stream" else 1 for t in transports)
+        total = rounds * len(steps) * args.step_seconds
         argv += ["--lab-transports", ",".join(t.key for t in transports)]
         argv += ["--lab-steps", ",".join(map(str, steps))]
         argv += ["--lab-step-seconds", str(args.step_seconds)]
+        argv += ["--lab-gnmi-intervals", ",".join(f"{ms:g}" for ms in intervals)]
         argv += ["--lab-spawn-rate", str(args.spawn_rate), "-t", f"{total + 30}s"]
     else:
         argv += ["-u", str(args.users), "-r", str(args.spawn_rate), "-t", f"{args.duration}s"]

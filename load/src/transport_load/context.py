@@ -6,7 +6,7 @@ import platform
 import socket
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -18,6 +18,10 @@ PROBE_SAMPLES = 10
 TIMEOUT_S = 5.0
 CONTAINER_CPU = "device_container_cpu_seconds_total"
 CONTAINER_MEMORY = "device_container_memory_bytes"
+GNMI_SUBSCRIPTIONS = "device_gnmi_subscriptions"
+GNMI_UPDATES = "device_gnmi_updates_total"
+GNMI_DROPPED = "device_gnmi_dropped_subscriptions_total"
+GNMI_METRICS = (GNMI_SUBSCRIPTIONS, GNMI_UPDATES, GNMI_DROPPED)
 
 
 def package_version(name: str) -> str:
@@ -41,6 +45,9 @@ def versions() -> dict[str, str]:
                 "gevent",
                 "geventhttpclient",
                 "aioquic",
+                "grpcio",
+                "protobuf",
+                "pygnmi",
             )
         },
     }
@@ -107,29 +114,48 @@ def parse_device_metrics(text: str) -> dict[str, float]:
     return found
 
 
+def parse_gnmi_metrics(text: str) -> dict[str, float]:
+    """The device's gNMI subscriptions (active), notifications sent and subscriptions
+    dropped, each summed over its labels (mode); absent when the device has no gNMI."""
+    found: dict[str, float] = {}
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        name, brace, _ = line.partition("{")
+        value = line[line.find("}") + 1 :] if brace else line.partition(" ")[2]
+        name = name.split(" ", 1)[0]
+        if name in GNMI_METRICS and value.split():
+            found[name] = found.get(name, 0.0) + float(value.split()[0])
+    return found
+
+
 METRICS_TIMEOUT_S = 2.0
 
 
-def device_metrics(metrics_url: str | None) -> dict[str, float]:
+def metrics_text(metrics_url: str | None) -> str | None:
     if not metrics_url:
-        return {}
+        return None
     try:
         response = requests.get(f"{metrics_url.rstrip('/')}/metrics", timeout=METRICS_TIMEOUT_S)
     except requests.RequestException:
-        return {}
-    return parse_device_metrics(response.text) if response.ok else {}
+        return None
+    return response.text if response.ok else None
 
 
 @dataclass
 class DeviceSampler:
-    """CPU cores (rate between samples) and memory of the device container."""
+    """CPU cores (rate between samples) and memory of the device container; its gNMI
+    counters of the same scrape in ``gnmi``."""
 
     metrics_url: str | None
     _last: tuple[float, float] | None = None
+    gnmi: dict[str, float] = field(default_factory=dict)
 
     def sample(self) -> dict[str, float]:
         now = time.monotonic()
-        metrics = device_metrics(self.metrics_url)
+        text = metrics_text(self.metrics_url)
+        metrics = parse_device_metrics(text) if text is not None else {}
+        self.gnmi = parse_gnmi_metrics(text) if text is not None else {}
         out: dict[str, float] = {}
         if CONTAINER_MEMORY in metrics:
             out[LoadResourcesField.DEVICE_MEMORY_BYTES] = metrics[CONTAINER_MEMORY]

@@ -29,6 +29,9 @@ class Device:
     netconf_port: int = 830
     h3_port: int = 443
     """UDP (QUIC)."""
+    gnmi_port: int = 9339
+    gnmi_tls_verify: bool = False
+    """Verify the gNMI server's certificate (the lab's devices are self-signed: off)."""
     platform: str = "cisco_iosxe"
     username_env: str = "DEVICE_USERNAME"
     password_env: str = "DEVICE_PASSWORD"
@@ -47,7 +50,7 @@ class Inventory:
     devices: tuple[Device, ...]
 
 
-_PORTS = ("ssh_port", "https_port", "netconf_port", "h3_port")
+_PORTS = ("ssh_port", "https_port", "netconf_port", "h3_port", "gnmi_port")
 _KEYS = {
     "name",
     "host",
@@ -56,6 +59,7 @@ _KEYS = {
     "username_env",
     "password_env",
     "metrics_url",
+    "gnmi_tls_verify",
 }
 
 
@@ -72,6 +76,8 @@ def _device(entry: Any, position: int) -> Device:
         port = entry.get(key, getattr(Device, key))
         if not isinstance(port, int) or not 1 <= port <= 65535:
             raise InventoryError(f"target {entry['name']}: {key} {port!r} is not a port")
+    if not isinstance(entry.get("gnmi_tls_verify", False), bool):
+        raise InventoryError(f"target {entry['name']}: gnmi_tls_verify is true or false")
     return Device(**{key: value for key, value in entry.items() if value is not None})
 
 
@@ -109,6 +115,7 @@ def lab_device(environ: Mapping[str, str] = os.environ) -> Inventory:
                 https_port=int(environ.get("DEVICE_HTTPS_PORT", "443")),
                 netconf_port=int(environ.get("DEVICE_NETCONF_PORT", "830")),
                 h3_port=int(environ.get("DEVICE_H3_PORT", "443")),
+                gnmi_port=int(environ.get("DEVICE_GNMI_PORT", "9339")),
                 metrics_url=environ.get("DEVICE_METRICS_URL"),
             ),
         ),

@@ -28,7 +28,13 @@ from transport_load import context, results
 from transport_load.inventory import Device, check_lab_only, load_inventory
 from transport_load.sinks import InfluxSink, PushgatewaySink
 from transport_load.state import SAMPLE_TIME, LabState
-from transport_load.transports import COMMAND, MAX_DURATION_S, TRANSPORTS, parse_command
+from transport_load.transports import (
+    COMMAND,
+    GNMI_INTERVAL_MS,
+    MAX_DURATION_S,
+    TRANSPORTS,
+    parse_command,
+)
 
 FLUSH_S = 5.0
 WORKER_READY_GRACE_S = 5.0
@@ -84,6 +90,15 @@ def _options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--lab-steps", default="1,10,50,100,200,500", help="sweep: users per step")
     group.add_argument("--lab-step-seconds", type=float, default=60.0, help="sweep: step length")
     group.add_argument("--lab-spawn-rate", type=float, default=50.0, help="sweep: users/s")
+    group.add_argument(
+        "--lab-gnmi-interval-ms",
+        type=float,
+        default=GNMI_INTERVAL_MS,
+        help="gnmi-stream: sample interval (a sweep sets it per step)",
+    )
+    group.add_argument(
+        "--lab-gnmi-intervals", default="", help="sweep: gnmi-stream's sample intervals (ms)"
+    )
 
 
 def _role(environment: Environment) -> str:
@@ -284,6 +299,8 @@ def _device_loop(latest: dict[str, float]) -> None:
         if values:
             latest.clear()
             latest.update(values, at=time.monotonic())
+        if sampler.gnmi:
+            STATE.device_gnmi.append({SAMPLE_TIME: time.time(), **sampler.gnmi})
         gevent.sleep(max(0.0, 1.0 - (time.monotonic() - started)))
 
 

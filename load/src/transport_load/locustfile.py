@@ -3,6 +3,9 @@ Locust's command line, which the CLI does from TRANSPORT) and the lab's hooks.""
 
 from transport_load import lab  # noqa: F401  (registers the event hooks)
 from transport_load.users import (
+    GnmiFreshUser,
+    GnmiGetUser,
+    GnmiStreamUser,
     H3FreshUser,
     H3KeepAliveUser,
     H3ResumedUser,
@@ -19,6 +22,9 @@ from transport_load.users import (
 )
 
 __all__ = [
+    "GnmiFreshUser",
+    "GnmiGetUser",
+    "GnmiStreamUser",
     "H3FreshUser",
     "H3KeepAliveUser",
     "H3ResumedUser",

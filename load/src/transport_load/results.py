@@ -16,7 +16,7 @@ from bench_runner.influx_schema import (
     Tag,
 )
 from bench_runner.sinks.line_protocol import Point
-from transport_load import knee
+from transport_load import context, knee, stream_capacity
 from transport_load.sinks import Sample, exposition
 from transport_load.state import SAMPLE_TIME, LabState
 from transport_load.stats import Bucket, Key, merged, summarize
@@ -209,18 +209,19 @@ def sweep_section(state: LabState) -> dict[str, Any]:
         seconds = max(last - first, 0)
         window = state.collector.window(first, last)
         bucket = merged(b for k, b in window.items() if k[0] == step.transport)
-        steps.append(
-            {
-                "transport": step.transport,
-                LoadStepField.USERS: step.users,
-                "ramped": step.ramped is not None,
-                LoadStepField.WINDOW_S: seconds,
-                **summarize(bucket, seconds),
-                **_resources_between(state, first, last),
-            }
-        )
+        figures: dict[str, Any] = {
+            "transport": step.transport,
+            LoadStepField.USERS: step.users,
+            "ramped": step.ramped is not None,
+            LoadStepField.WINDOW_S: seconds,
+            **summarize(bucket, seconds),
+            **_resources_between(state, first, last),
+        }
+        if step.interval_ms is not None:
+            figures.update(_stream_figures(state, step.interval_ms, figures, first, last))
+        steps.append(figures)
     knees = {}
-    for transport in dict.fromkeys(step["transport"] for step in steps):
+    for transport in dict.fromkeys(s["transport"] for s in steps if "interval_ms" not in s):
         curve = [
             knee.Step(int(s["users"] or 0), float(s["ops_per_s"] or 0.0), float(s["p50_ms"] or 0.0))
             for s in steps
@@ -237,13 +238,89 @@ def sweep_section(state: LabState) -> dict[str, Any]:
                 "saturated_at_users": found.saturated_at_users,
             }
         )
-    return {"steps": steps, "knees": knees}
+    section: dict[str, Any] = {"steps": steps, "knees": knees}
+    streams = [s for s in steps if "interval_ms" in s]
+    if streams:
+        section["stream_capacity"] = _stream_capacity(streams)
+    return section
+
+
+def _stream_step(figures: dict[str, Any]) -> stream_capacity.StreamStep:
+    updates = int(figures["requests"]) - int(figures["failures"])
+    seconds = int(figures[LoadStepField.WINDOW_S])
+    return stream_capacity.StreamStep(
+        int(figures[LoadStepField.USERS]),
+        float(figures["interval_ms"]),
+        updates / seconds if seconds > 0 else 0.0,
+        figures["p95_ms"] if updates > 0 else None,
+        int(figures["failures"]),
+    )
+
+
+def _stream_figures(
+    state: LabState, interval_ms: float, figures: dict[str, Any], first: int, last: int
+) -> dict[str, Any]:
+    """A gnmi-stream step's figures: every request is an update (or a stream that failed),
+    so the updates delivered a second; against them the updates owed, and the device's own count
+    of subscriptions, notifications sent and subscriptions dropped over the window."""
+    stream = _stream_step({**figures, "interval_ms": interval_ms})
+    window = [s for s in state.device_gnmi if first <= s[SAMPLE_TIME] < last]
+    device: dict[str, float | None] = {
+        "device_gnmi_subscriptions": None,
+        "device_gnmi_updates_per_s": None,
+        "device_gnmi_dropped_subscriptions": None,
+    }
+    if window:
+        device["device_gnmi_subscriptions"] = window[-1].get(context.GNMI_SUBSCRIPTIONS)
+        start, end = window[0], window[-1]
+        elapsed = end[SAMPLE_TIME] - start[SAMPLE_TIME]
+        if elapsed > 0 and context.GNMI_UPDATES in start and context.GNMI_UPDATES in end:
+            sent = end[context.GNMI_UPDATES] - start[context.GNMI_UPDATES]
+            device["device_gnmi_updates_per_s"] = sent / elapsed
+        if context.GNMI_DROPPED in start and context.GNMI_DROPPED in end:
+            device["device_gnmi_dropped_subscriptions"] = (
+                end[context.GNMI_DROPPED] - start[context.GNMI_DROPPED]
+            )
+    return {
+        "interval_ms": interval_ms,
+        "delivered_updates_per_s": stream.delivered_per_s,
+        "expected_updates_per_s": stream.expected_per_s,
+        "delivered_ratio": stream.delivered_ratio,
+        "behind": stream.behind,
+        **device,
+    }
+
+
+def _stream_capacity(steps: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Per transport and interval: the most streams held and where they fell behind; each
+    step marked ``knee`` if it is where its interval fell behind."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for transport in dict.fromkeys(s["transport"] for s in steps):
+        own = [s for s in steps if s["transport"] == transport]
+        rows = stream_capacity.capacities([_stream_step(s) for s in own])
+        for step in own:
+            step["knee"] = any(
+                row.interval_ms == step["interval_ms"]
+                and row.behind_at_streams == step[LoadStepField.USERS]
+                for row in rows
+            )
+        found[transport] = [
+            {
+                "interval_ms": row.interval_ms,
+                "held_streams": row.held_streams,
+                "behind_at_streams": row.behind_at_streams,
+            }
+            for row in rows
+        ]
+    return found
 
 
 def step_points(state: LabState, section: dict[str, Any]) -> list[Point]:
     points = []
     for number, step in enumerate(section["steps"]):
-        at_knee = (section["knees"].get(step["transport"]) or {}).get("users") == step["users"]
+        at_knee = step.get("knee", False) or (
+            (section["knees"].get(step["transport"]) or {}).get("users") == step["users"]
+        )
         fields: dict[str, float | int | bool] = {
             name: step[name]
             for name in LOAD_STEP_FIGURES

@@ -25,6 +25,8 @@ class StepWindow:
     started: float
     ramped: float | None = None
     ended: float | None = None
+    interval_ms: float | None = None
+    """gnmi-stream: the sample interval of the step's subscriptions."""
 
 
 @dataclass
@@ -45,6 +47,8 @@ class LabState:
     started_at: datetime | None = None
     context: dict[str, Any] = field(default_factory=dict)
     resources: list[dict[str, float]] = field(default_factory=list)
+    device_gnmi: list[dict[str, float]] = field(default_factory=list)
+    """The device's gNMI counters (context.GNMI_METRICS) each second, with SAMPLE_TIME."""
     steps: list[StepWindow] = field(default_factory=list)
     influx: InfluxSink | None = None
     pushgateway: PushgatewaySink | None = None

@@ -100,6 +100,29 @@ TRANSPORTS: dict[str, LoadTransport] = {
             "FastHttpUser, keep-alive, GET /restconf/data/Cisco-IOS-XE-native:native (JSON)",
         ),
         LoadTransport(
+            "gnmi-get",
+            "GnmiGetUser",
+            "gnmi/reuse-conn",
+            "grpcio",
+            "gNMI: one channel per user, one unary Get of an interface's configuration per "
+            "operation",
+        ),
+        LoadTransport(
+            "gnmi-fresh",
+            "GnmiFreshUser",
+            "gnmi/fresh-conn",
+            "grpcio",
+            "gNMI: a new channel per operation: TCP, TLS, HTTP/2 preface and SETTINGS, Get, close",
+        ),
+        LoadTransport(
+            "gnmi-stream",
+            "GnmiStreamUser",
+            "gnmi/stream",
+            "grpcio",
+            "gNMI: one STREAM SAMPLE subscription per user; per update received, its lag "
+            "(receive time - the device's timestamp)",
+        ),
+        LoadTransport(
             "netconf-1.1",
             "Netconf11User",
             "netconf/reuse-session",
@@ -124,6 +147,16 @@ COMMAND = "show version"
 """What the CLI transports run unless a run names another (``--command``)."""
 NETCONF_REPLY_BYTES = 1024
 
+GNMI_INTERFACE = "GigabitEthernet1"
+"""An interface every device of the lab's cisco_iosxe seed has."""
+GNMI_GET_PATH = f"/interfaces/interface[name={GNMI_INTERFACE}]/config"
+GNMI_STREAM_PATH = f"/interfaces/interface[name={GNMI_INTERFACE}]/state/counters/in-octets"
+"""One leaf: one notification per sample, so a stream's expected rate is 1 / interval."""
+GNMI_INTERVAL_MS = 100.0
+"""A gnmi-stream user's sample interval unless a run names another."""
+GNMI_MIN_INTERVAL_MS = 1.0
+"""The lab's device accepts down to 1 ms (real devices: seconds)."""
+
 
 def parse_transports(text: str) -> list[LoadTransport]:
     """``all`` or a comma-separated list of keys."""
@@ -144,6 +177,14 @@ def parse_command(text: str) -> str:
     if not command or not command.isprintable() or len(command.encode()) > 1024:
         raise ValueError(f"command must be one printable line of 1..1024 bytes, got {text!r}")
     return command
+
+
+def parse_intervals(text: str) -> list[float]:
+    """Sample intervals in ms (``1000,100,10``), each at least the device's 1 ms floor."""
+    intervals = [float(item) for item in text.split(",") if item.strip()]
+    if not intervals or any(not GNMI_MIN_INTERVAL_MS <= ms <= 3_600_000 for ms in intervals):
+        raise ValueError(f"sample intervals must be 1 .. 3600000 ms, got {text!r}")
+    return list(dict.fromkeys(intervals))
 
 
 def parse_steps(text: str) -> list[int]:

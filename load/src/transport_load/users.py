@@ -11,16 +11,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
+import gevent
+import grpc
 import paramiko
 from aioquic.tls import SessionTicket
 from locust import FastHttpUser, User, constant, task
 from locust.env import Environment
 
 from bench_runner.protocols.netconf.messages import Framing
-from transport_load import http3, lab, libssh2, ssh
+from transport_load import gnmi, http3, lab, libssh2, ssh
 from transport_load.inventory import Device
 from transport_load.netconf import NetconfSession
-from transport_load.transports import NETCONF_REPLY_BYTES, TRANSPORTS, LoadTransport
+from transport_load.transports import (
+    GNMI_GET_PATH,
+    GNMI_INTERVAL_MS,
+    GNMI_STREAM_PATH,
+    NETCONF_REPLY_BYTES,
+    TRANSPORTS,
+    LoadTransport,
+)
 
 RESTCONF_PATH = "/restconf/data/Cisco-IOS-XE-native:native"
 
@@ -430,6 +439,145 @@ class H3ResumedUser(_Http3User):
         self.measure(run)
 
 
+class _GnmiUser(_LabMixin, User):
+    """gNMI over grpcio in its gevent mode (gnmi.py), the device's gNMI port, username and
+    password in each call's metadata; the request event is fired here."""
+
+    abstract = True
+    wait_time = constant(0)
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        self._assign()
+        self._client: gnmi.GnmiClient | None = None
+
+    def open(self) -> gnmi.GnmiClient:
+        tls = gnmi.tls_for(
+            self.address,
+            self.device.gnmi_port,
+            host=self.device.host,
+            verify=self.device.gnmi_tls_verify,
+        )
+        return gnmi.GnmiClient(
+            self.address, self.device.gnmi_port, tls, self.username, self.password
+        )
+
+    def get(self, client: gnmi.GnmiClient) -> int:
+        return int(client.get([GNMI_GET_PATH]).ByteSize())
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def on_stop(self) -> None:
+        self.close()
+
+
+class GnmiGetUser(_GnmiUser):
+    """One channel, connected before the first Get (unmeasured), one Get per operation."""
+
+    transport = TRANSPORTS["gnmi-get"]
+
+    @task
+    def operation(self) -> None:
+        if self._client is None:
+            try:
+                self._client = self.open()
+                self._client.wait_ready()
+            except Exception as exc:
+                self.close()
+                self.fire(time.time(), 0.0, 0, exc)
+                return
+        client = self._client
+        if not self.measure(lambda: self.get(client)):
+            self.close()
+
+
+class GnmiFreshUser(_GnmiUser):
+    transport = TRANSPORTS["gnmi-fresh"]
+
+    @task
+    def operation(self) -> None:
+        def run() -> int:
+            with self.open() as client:
+                return self.get(client)
+
+        self.measure(run)
+
+
+class UpdateFromTheFutureError(Exception):
+    """An update stamped later than it arrived: the device's clock and this one differ."""
+
+
+class GnmiStreamUser(_GnmiUser):
+    """Holds one STREAM SAMPLE subscription (the run's sample interval, read when it
+    subscribes) and fires one request event per update after the initial state
+    (``sync_response``), its response time the update's lag: receive time minus the
+    device's timestamp. The initial state is not measured (its timestamps are when the
+    values last changed). A reader greenlet takes the updates; the task, once a second,
+    subscribes again (unmeasured) if the stream ended, whose end is a failure."""
+
+    transport = TRANSPORTS["gnmi-stream"]
+    wait_time = constant(1)
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        self._subscription: gnmi.Subscription | None = None
+        self._reader: Any = None
+        self.interval_ms = GNMI_INTERVAL_MS
+        self.updates = 0
+
+    @task
+    def hold(self) -> None:
+        if self._reader is not None and not self._reader.dead:
+            return
+        self.close()
+        options = self.environment.parsed_options
+        self.interval_ms = float(getattr(options, "lab_gnmi_interval_ms", GNMI_INTERVAL_MS))
+        try:
+            self._client = self.open()
+            self._subscription = self._client.subscribe_sample(GNMI_STREAM_PATH, self.interval_ms)
+        except Exception as exc:
+            self.close()
+            self.fire(time.time(), 0.0, 0, exc)
+            return
+        self._reader = gevent.spawn(self.read, self._subscription)
+
+    def read(self, subscription: gnmi.Subscription) -> None:
+        synced = False
+        try:
+            for response in subscription.responses():
+                received_ns = time.time_ns()
+                kind = response.WhichOneof("response")
+                if kind == "sync_response":
+                    synced = True
+                elif kind == "update" and synced:
+                    self.updates += 1
+                    lag = gnmi.lag_ms(received_ns, response.update)
+                    error = (
+                        UpdateFromTheFutureError(f"update stamped {-lag:.3f} ms after it arrived")
+                        if lag < 0
+                        else None
+                    )
+                    self.fire(received_ns / 1e9, max(lag, 0.0), response.ByteSize(), error)
+                elif kind == "error":
+                    raise gnmi.GnmiError(f"error in the stream: {response.error.message}")
+            raise gnmi.GnmiError("the device ended the subscription")
+        except (grpc.RpcError, gnmi.GnmiError) as exc:
+            if not subscription.cancelled:
+                self.fire(time.time(), 0.0, 0, exc)
+
+    def close(self) -> None:
+        if self._subscription is not None:
+            self._subscription.cancel()
+            self._subscription = None
+        if self._reader is not None:
+            self._reader.kill(block=False)
+            self._reader = None
+        super().close()
+
+
 USER_CLASSES: dict[str, type[User]] = {
     cls.transport.key: cls
     for cls in (
@@ -444,6 +592,9 @@ USER_CLASSES: dict[str, type[User]] = {
         H3ResumedUser,
         H3FreshUser,
         RestconfUser,
+        GnmiGetUser,
+        GnmiFreshUser,
+        GnmiStreamUser,
         Netconf11User,
         Netconf10User,
     )

@@ -13,6 +13,7 @@ set -euo pipefail
 : "${LAB_TEST_NET:?the /24 of the isolated lab, e.g. 198.18.108}"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 load_run=load-e2e-$stamp sweep_run=sweep-e2e-$stamp web_run=web-e2e-$stamp
+gnmi_run=gnmi-e2e-$stamp
 web_limit_s=10
 logs=$(mktemp -d)
 # shellcheck disable=SC2317  # run by the EXIT trap
@@ -36,7 +37,7 @@ targets:
 - {name: lab-r3, host: ${LAB_TEST_NET}.131}
 YAML
 
-# 1. Master + 2 workers, 200 sessions at once (15 or 16 per transport), 60 s, headless: the
+# 1. Master + 2 workers, 200 sessions at once (12 or 13 per transport), 60 s, headless: the
 #    README's 200-session runs, shortened; the master's exit code.
 status=0
 LOAD_UI=headless LOAD_WORKERS=2 TRANSPORT=all USERS=200 SPAWN_RATE=50 DURATION=60 \
@@ -53,6 +54,11 @@ in_load load-master sweep --transport https-keepalive --steps 1,4 --step-seconds
   --spawn-rate 20 --run-id "$sweep_run" 2>&1 | grep -v 'spooled to' | tail -15
 $LOAD_E2E_COMPOSE up -d --wait influxdb
 in_load bench-runner replay | tail -5
+
+# 2b. gNMI streams: gnmi-stream swept over 1 and 4 streams at 100 ms, then at 50 ms (4 steps
+#     of 6 s, every stream stopped at the change of interval), one process.
+in_load load-master sweep --transport gnmi-stream --steps 1,4 --step-seconds 6 \
+  --spawn-rate 20 --gnmi-intervals 100,50 --run-id "$gnmi_run" 2>&1 | tail -5
 
 # 3. The web UI with a worker, as make load-up starts it; the test is started the way the
 #    form does, with its run time cleared: the lab must stop it after web_limit_s, and the
@@ -91,7 +97,7 @@ if [ "$status" -ne 0 ]; then echo "test-load: the web UI run exited $status"; ex
 
 # 4. The checks.
 LOAD_RUN=$load_run SWEEP_RUN=$sweep_run WEB_RUN=$web_run WEB_LIMIT_S=$web_limit_s \
-  in_load -e LOAD_RUN -e SWEEP_RUN -e WEB_RUN -e WEB_LIMIT_S \
+  GNMI_RUN=$gnmi_run in_load -e LOAD_RUN -e SWEEP_RUN -e WEB_RUN -e WEB_LIMIT_S -e GNMI_RUN \
   -e PROMETHEUS_URL=http://prometheus:9090 \
   -v "$PWD/grafana:/grafana:ro" -v "$PWD/tests/e2e:/e2e:ro" \
   --entrypoint python3 load-master -m pytest /app/tests/e2e -p no:cacheprovider -v

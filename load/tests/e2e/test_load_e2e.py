@@ -22,6 +22,7 @@ RESULTS = Path("/results")
 LOAD_RUN = os.environ["LOAD_RUN"]
 SWEEP_RUN = os.environ["SWEEP_RUN"]
 WEB_RUN = os.environ["WEB_RUN"]
+GNMI_RUN = os.environ["GNMI_RUN"]
 WEB_LIMIT_S = float(os.environ["WEB_LIMIT_S"])
 INFLUX = os.environ["INFLUX_URL"]
 AUTH = (os.environ["INFLUX_USERNAME"], os.environ["INFLUX_PASSWORD"])
@@ -30,7 +31,7 @@ PROMETHEUS = os.environ["PROMETHEUS_URL"]
 DASHBOARD = json.loads(Path("/grafana/dashboards/load.json").read_text())
 PROMETHEUS_WAIT_S = 60.0
 SESSIONS = 200
-"""load_e2e.sh's USERS: every transport's users at once (15 or 16 each)."""
+"""load_e2e.sh's USERS: every transport's users at once (12 or 13 each)."""
 
 
 def influx(query: str) -> list[dict[str, Any]]:
@@ -138,6 +139,35 @@ def test_the_sweep_found_a_knee() -> None:
     assert [step["users"] for step in sweep["steps"]] == [1, 4]
     assert all(step["ramped"] and step["failures"] == 0 for step in sweep["steps"])
     assert sweep["knees"]["https-keepalive"]["users"] in (1, 4)
+
+
+def test_gnmi_streams_deliver_updates_at_every_step_and_the_device_counts_them() -> None:
+    """load_e2e.sh's gNMI sweep: 1 and 4 streams at 100 ms, then at 50 ms. Every step ramped,
+    got updates and no failure (a stream ended, an RPC error, or an update stamped after it
+    arrived on this one host clock: lag >= 0), and the device's own gauge counted exactly the
+    streams the step held. Whether the device kept up is the sweep's finding, not a check."""
+    load = load_section(GNMI_RUN)
+    steps = load["sweep"]["steps"]
+    assert [(step["users"], step["interval_ms"]) for step in steps] == [
+        (1, 100.0),
+        (4, 100.0),
+        (1, 50.0),
+        (4, 50.0),
+    ]
+    for step in steps:
+        assert step["ramped"], step
+        assert step["failures"] == 0, step
+        assert step["delivered_updates_per_s"] > 0, step
+        assert 0 <= step["p50_ms"] <= step["p95_ms"], step
+        assert step["expected_updates_per_s"] == step["users"] * 1000 / step["interval_ms"]
+        assert step["device_gnmi_subscriptions"] == step["users"], step
+        assert step["device_gnmi_dropped_subscriptions"] == 0, step
+    capacity = load["sweep"]["stream_capacity"]["gnmi-stream"]
+    assert [row["interval_ms"] for row in capacity] == [100.0, 50.0]
+    [row] = load["transports"]
+    assert (row["transport"], row["mode"]) == ("gnmi-stream", "gnmi/stream")
+    assert row["client"].startswith("grpcio ")
+    assert load["versions"]["pygnmi"] == "0.8.15"
 
 
 def test_a_sweep_during_an_influxdb_outage_is_stored_after_the_replay() -> None:

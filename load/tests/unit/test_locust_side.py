@@ -231,3 +231,94 @@ def test_the_master_gives_a_silent_worker_up_only_after_the_labs_limit() -> None
 
     assert runners.HEARTBEAT_LIVENESS == lab.WORKER_SILENCE_S
     assert lab.WORKER_SILENCE_S >= 10 * runners.HEARTBEAT_INTERVAL
+
+
+STREAM = ("gnmi-stream", "gnmi/stream", "grpcio 1.85.3")
+
+
+def test_a_gnmi_stream_step_weighs_updates_delivered_against_updates_owed(
+    tmp_path: Path,
+) -> None:
+    """Two streams at 100 ms owe 20 updates a second: the first step gets them all within an
+    interval, the second (4 streams, 40 owed) gets 30 a second and falls behind; the device's
+    counters over each window sit beside them."""
+    state = LabState(run_id="sweep-g", kind="sweep", results_dir=tmp_path)
+    for second in range(1000, 1020):
+        per_second = 20 if second < 1010 else 30
+        for n in range(per_second):
+            state.collector.record(second + n / 100, STREAM, 3.0 + n % 5, 90, False)
+        state.device_gnmi.append(
+            {
+                "time": second + 0.5,
+                "device_gnmi_subscriptions": 2.0 if second < 1010 else 4.0,
+                "device_gnmi_updates_total": 25.0 * (second - 1000),
+                "device_gnmi_dropped_subscriptions_total": 0.0 if second < 1015 else 1.0,
+            }
+        )
+    state.steps = [
+        StepWindow("gnmi-stream", 2, 999.0, ramped=999.5, ended=1010.0, interval_ms=100.0),
+        StepWindow("gnmi-stream", 4, 1010.0, ramped=1010.0, ended=1020.0, interval_ms=100.0),
+    ]
+    section = results.sweep_section(state)
+    kept, behind = section["steps"]
+    assert kept["delivered_updates_per_s"] == 20.0
+    assert kept["expected_updates_per_s"] == 20.0
+    assert not kept["behind"]
+    assert not kept["knee"]
+    assert kept["device_gnmi_subscriptions"] == 2.0
+    assert kept["device_gnmi_updates_per_s"] == pytest.approx(25.0)
+    assert kept["device_gnmi_dropped_subscriptions"] == 0.0
+    assert behind["delivered_ratio"] == pytest.approx(0.75)
+    assert behind["behind"]
+    assert behind["knee"]
+    assert behind["device_gnmi_dropped_subscriptions"] == 1.0
+    assert section["stream_capacity"] == {
+        "gnmi-stream": [{"interval_ms": 100.0, "held_streams": 2, "behind_at_streams": 4}]
+    }
+    assert "gnmi-stream" not in section["knees"]
+    points = results.step_points(state, section)
+    assert [point.fields[LoadStepField.KNEE] for point in points] == [False, True]
+
+
+def test_a_sweep_stops_every_stream_before_it_changes_the_sample_interval(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """gnmi-stream at 1000 ms then 100 ms, 1 and 5 streams each: at the change of interval
+    the shape asks for 0 users until none runs, then writes the new interval into the run's
+    options (which reach the workers with the next spawn message) and starts the step."""
+    from transport_load import lab, sweep
+
+    monkeypatch.setattr(lab.STATE, "steps", [])
+    options = SimpleNamespace(
+        lab_transports="gnmi-stream",
+        lab_steps="1,5",
+        lab_step_seconds=10.0,
+        lab_spawn_rate=50.0,
+        lab_gnmi_intervals="1000,100",
+        lab_gnmi_interval_ms=100.0,
+    )
+    running = {"GnmiStreamUser": 0}
+    runner = SimpleNamespace(
+        environment=SimpleNamespace(parsed_options=options), user_classes_count=running
+    )
+    shape = sweep.SweepShape()
+    shape.runner = runner  # type: ignore[assignment]
+    clock = {"t": 5.0}
+    monkeypatch.setattr(shape, "get_run_time", lambda: clock["t"])
+    streams = sweep.USER_CLASSES["gnmi-stream"]
+    assert shape.tick() == (1, 50.0, [streams])
+    assert options.lab_gnmi_interval_ms == 1000.0
+    running["GnmiStreamUser"] = 5
+    clock["t"] = 15.0
+    assert shape.tick() == (5, 50.0, [streams])
+    clock["t"] = 25.0  # third step: 1 stream at 100 ms
+    assert shape.tick() == (0, 50.0, [streams])
+    assert options.lab_gnmi_interval_ms == 1000.0
+    running["GnmiStreamUser"] = 0
+    assert shape.tick() == (1, 50.0, [streams])
+    assert options.lab_gnmi_interval_ms == 100.0
+    assert [(s.users, s.interval_ms) for s in lab.STATE.steps] == [
+        (1, 1000.0),
+        (5, 1000.0),
+        (1, 100.0),
+    ]

@@ -10,8 +10,8 @@ from bench_runner.protocols.netconf.errors import NetconfError
 from bench_runner.protocols.netconf.framing import END_OF_MESSAGE, encode_chunked
 from bench_runner.sinks.line_protocol import Point
 from bench_runner.sinks.spool import INFLUX_SUFFIX, PUSHGATEWAY_SUFFIX, Spool
-from transport_load import cli, knee, netconf
-from transport_load.context import parse_device_metrics, rtt_verified
+from transport_load import cli, knee, netconf, stream_capacity
+from transport_load.context import parse_device_metrics, parse_gnmi_metrics, rtt_verified
 from transport_load.inventory import (
     Device,
     InventoryError,
@@ -23,7 +23,13 @@ from transport_load.inventory import (
 from transport_load.sinks import InfluxSink, PushgatewaySink, Sample, exposition
 from transport_load.ssh import OperationError, check_cli_output
 from transport_load.stats import Bucket, Collector, round_ms, summarize
-from transport_load.transports import TRANSPORTS, parse_command, parse_steps, parse_transports
+from transport_load.transports import (
+    TRANSPORTS,
+    parse_command,
+    parse_intervals,
+    parse_steps,
+    parse_transports,
+)
 
 FLEET = """
 lab: true
@@ -227,7 +233,7 @@ def test_cli_output_checks() -> None:
 
 
 def test_transports_and_steps() -> None:
-    assert len(parse_transports("all")) == len(TRANSPORTS) == 13
+    assert len(parse_transports("all")) == len(TRANSPORTS) == 16
     assert [t.key for t in parse_transports("restconf, ssh-pty,restconf")] == [
         "restconf",
         "ssh-pty",
@@ -390,3 +396,95 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
         return False
 
     assert [module for module in graph if reaches(module, module, set())] == []
+
+
+def test_gnmi_port_and_tls_verification_come_from_the_inventory() -> None:
+    inventory = parse_inventory(
+        "lab: true\ntargets:\n- {name: r1, host: r1, gnmi_port: 57400, gnmi_tls_verify: true}\n"
+        "- {name: r2, host: r2}\n"
+    )
+    first, second = inventory.devices
+    assert (first.gnmi_port, first.gnmi_tls_verify) == (57400, True)
+    assert (second.gnmi_port, second.gnmi_tls_verify) == (9339, False)
+    assert lab_device({"DEVICE_GNMI_PORT": "50051"}).devices[0].gnmi_port == 50051
+    for bad in ("gnmi_port: 0", "gnmi_tls_verify: maybe"):
+        with pytest.raises(InventoryError, match="gnmi"):
+            parse_inventory(f"lab: true\ntargets:\n- {{name: r1, host: r1, {bad}}}\n")
+
+
+def test_sample_intervals_are_milliseconds_from_the_devices_floor() -> None:
+    assert parse_intervals("1000, 100,10,100") == [1000.0, 100.0, 10.0]
+    for bad in ("", "0.5", "0", "-1"):
+        with pytest.raises(ValueError, match="sample intervals"):
+            parse_intervals(bad)
+
+
+def test_the_devices_gnmi_counters_are_summed_over_their_labels() -> None:
+    text = (
+        "# HELP device_gnmi_subscriptions active\n"
+        'device_gnmi_subscriptions{mode="once"} 0\n'
+        'device_gnmi_subscriptions{mode="stream"} 42\n'
+        'device_gnmi_updates_total{mode="stream"} 1.5e+06\n'
+        'device_gnmi_updates_total{mode="poll"} 10\n'
+        'device_gnmi_rpcs_total{rpc="Get",code="OK"} 7\n'
+        "device_gnmi_dropped_subscriptions_total 3\n"
+        "device_container_memory_bytes 1.6e+07\n"
+    )
+    assert parse_gnmi_metrics(text) == {
+        "device_gnmi_subscriptions": 42.0,
+        "device_gnmi_updates_total": 1500010.0,
+        "device_gnmi_dropped_subscriptions_total": 3.0,
+    }
+    assert parse_gnmi_metrics("device_container_memory_bytes 1\n") == {}
+
+
+def test_streams_fall_behind_on_rate_on_lag_or_on_a_dropped_stream() -> None:
+    step = stream_capacity.StreamStep
+    assert step(10, 100.0, 100.0, 3.0).expected_per_s == 100.0
+    assert not step(10, 100.0, 95.0, 100.0).behind  # 95 % delivered, lag one interval
+    assert step(10, 100.0, 94.9, 3.0).behind
+    assert step(10, 100.0, 100.0, 100.1).behind
+    assert step(10, 100.0, 100.0, 3.0, failures=1).behind
+    assert step(10, 100.0, 0.0, None).behind
+    found = stream_capacity.capacities(
+        [
+            step(1, 10.0, 100.0, 1.0),
+            step(50, 10.0, 5000.0, 2.0),
+            step(100, 10.0, 6000.0, 40.0),
+            step(200, 10.0, 20000.0, 1.0),  # past the knee: not looked at
+            step(100, 1.0, 10.0, 900.0),
+            step(200, 100.0, 2000.0, 5.0),
+        ]
+    )
+    assert [(c.interval_ms, c.held_streams, c.behind_at_streams) for c in found] == [
+        (10.0, 50, 100),
+        (1.0, None, 100),
+        (100.0, 200, None),
+    ]
+
+
+def test_a_gnmi_sweep_runs_the_streams_once_per_interval() -> None:
+    args = cli.parser().parse_args(
+        [
+            "sweep",
+            "--transport",
+            "https-keepalive,gnmi-stream",
+            "--steps",
+            "1,10",
+            "--step-seconds",
+            "20",
+            "--gnmi-intervals",
+            "1000,100,10",
+        ]
+    )
+    argv = cli.locust_argv(args, "sweep-t")
+    # https-keepalive's 2 steps, gnmi-stream's 2 steps at each of 3 intervals, 20 s each
+    assert argv[argv.index("-t") + 1] == f"{(2 + 6) * 20 + 30}s"
+    assert argv[argv.index("--lab-gnmi-intervals") + 1] == "1000,100,10"
+    run = cli.parser().parse_args(["run", "--transport", "gnmi-stream", "--gnmi-interval-ms", "5"])
+    assert cli.locust_argv(run, "r")[-1] == "GnmiStreamUser"
+    assert "--lab-gnmi-interval-ms" in cli.locust_argv(run, "r")
+    worker = cli.locust_argv(cli.parser().parse_args(["worker", "--gnmi-interval-ms", "5"]), "w")
+    assert worker[worker.index("--lab-gnmi-interval-ms") + 1] == "5"
+    with pytest.raises(ValueError, match="sample intervals"):
+        cli.locust_argv(cli.parser().parse_args(["run", "--gnmi-interval-ms", "0.1"]), "r")

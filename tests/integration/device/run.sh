@@ -27,6 +27,9 @@ held_tls_group=${HELD_TLS_GROUP:-prime256v1}
 password=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
 # The HTTP/3 server's version the device must report: the one emulator/go.mod pins.
 quic_go_version=$(awk '$1 == "github.com/quic-go/quic-go" { print $2 }' "$here/../../../emulator/go.mod")
+# The gNMI server's modules, likewise.
+gnmi_version=$(awk '$1 == "github.com/openconfig/gnmi" { print $2 }' "$here/../../../emulator/go.mod")
+grpc_version=$(awk '$1 == "google.golang.org/grpc" { print $2 }' "$here/../../../emulator/go.mod")
 
 containers=()
 devices=()
@@ -80,7 +83,7 @@ run_clients() {
     docker run --rm --network "$prefix" -v "$here:/tests:ro" -e DEVICE_USERNAME=labops -e DEVICE_PASSWORD="$password" \
         -e DEVICE10_PLATFORM="$platform10" -e FLEET_SIZE="$fleet_size" -e FLEET_ADDRESSES="$net.128/25" \
         -e FLEET_CRYPTO="$fleet_crypto" -e HELD_KEX="$held_kex" -e HELD_TLS_GROUP="$held_tls_group" \
-        -e QUIC_GO_VERSION="$quic_go_version" \
+        -e QUIC_GO_VERSION="$quic_go_version" -e GNMI_VERSION="$gnmi_version" -e GRPC_VERSION="$grpc_version" \
         --ulimit nofile=8192:8192 "$@"
 }
 status=0

@@ -27,10 +27,12 @@ from bench_runner.html_report.runs import (
     Document,
     Run,
     comparison_markdown,
+    is_stream,
     load_history,
     reproduce_runs,
     trend_runs,
 )
+from bench_runner.reproduce.tables import client_label
 
 PNG_SCALE = 2
 
@@ -102,7 +104,7 @@ def chart_subtitle(runs: Sequence[Run]) -> list[str]:
         )
     )
     clients = dict.fromkeys(
-        f"{mode['client']} {mode['client_version']}" for run in runs for mode in run.modes
+        client_label(mode["client"], mode["client_version"]) for run in runs for mode in run.modes
     )
     heading = f"profile {profiles} · {dates} · lab {commits} · clients:"
     words = [heading, *(f"{client}," for client in clients)]
@@ -184,7 +186,8 @@ def context(run: Run) -> dict[str, Any]:
 
 def speedup_rows(run: Run, baseline: str | None) -> tuple[str | None, list[dict[str, Any]]]:
     """The speedup table: the run's own (``speedup_vs_baseline``), or against the p50 of
-    mode ``baseline`` (its floor client's, else its first) when one is asked for."""
+    mode ``baseline`` (its floor client's, else its first) when one is asked for. Stream
+    modes' rows (``stream``: their p50 is an update delay) are tabled apart, never rebased."""
     reference = None
     if baseline:
         candidates = [m for m in run.modes if m["mode"] == baseline and m["stats"]["p50_ms"]]
@@ -194,12 +197,14 @@ def speedup_rows(run: Run, baseline: str | None) -> tuple[str | None, list[dict[
     rows: list[dict[str, Any]] = []
     for mode in run.modes:
         p50 = mode["stats"]["p50_ms"]
-        rebased = reference / p50 if reference and p50 else None
+        stream = is_stream(mode)
+        rebased = reference / p50 if reference and p50 and not stream else None
         rows.append(
             {
                 "mode": mode,
                 "rebased": rebased,
                 "negotiated": handshakes.mode_lines(mode.get("handshakes")),
+                "stream": stream,
             }
         )
     rows.sort(

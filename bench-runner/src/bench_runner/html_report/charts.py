@@ -13,7 +13,14 @@ from typing import Any
 
 import altair as alt
 
-from bench_runner.html_report.runs import Document, Run, is_floor, parameters_label
+from bench_runner.html_report.runs import (
+    Document,
+    Run,
+    is_floor,
+    is_stream,
+    parameters_label,
+    updates_per_second,
+)
 from bench_runner.reproduce.published import EXPERIMENTS, load_experiment
 from bench_runner.reproduce.tables import sections
 
@@ -50,11 +57,13 @@ def _measured(mode: Document) -> bool:
     return bool(mode.get("published", True)) and (mode.get("stats") or {}).get("p50_ms") is not None
 
 
-def mode_rows(labelled: Labelled) -> list[Row]:
+def mode_rows(labelled: Labelled, *, streams: bool = True) -> list[Row]:
+    """One row per measured series; ``streams=False`` leaves out the modes whose figures
+    are update delays, not request times."""
     rows = []
     for label, run in labelled:
         for mode in run.modes:
-            if not _measured(mode):
+            if not _measured(mode) or (not streams and is_stream(mode)):
                 continue
             stats = mode["stats"]
             rows.append(
@@ -87,11 +96,15 @@ def latency(labelled: Labelled) -> Figure:
     figure = Figure(
         "latency",
         "p50 and p95 per mode",
-        "Bars: median wall time of one iteration; ticks: 95th percentile. Lower is better.",
+        "Bars: median wall time of one iteration; ticks: 95th percentile. Lower is better. "
+        "gNMI's stream times no request: its update delay has a chart of its own.",
     )
-    rows = mode_rows(labelled)
+    rows = mode_rows(labelled, streams=False)
     if not rows:
-        figure.note = "no mode was measured (every mode failed or was refused by the RTT gate)"
+        figure.note = (
+            "no request mode was measured (every mode failed, was refused by the RTT gate, "
+            "or measured update delays)"
+        )
         return figure
     figure.rows = rows
     # An explicit order (fastest first): layers sorted by a field disagree on the union
@@ -128,7 +141,7 @@ def sweep(labelled: Labelled) -> Figure:
     rows = []
     for _, run in labelled:
         for mode in run.modes:
-            if not _measured(mode):
+            if not _measured(mode) or is_stream(mode):
                 continue
             model = mode.get("rtt_model") or {}
             rows.append(
@@ -171,7 +184,7 @@ def libraries(labelled: Labelled) -> Figure:
         f"({labelled[0][1].profile}).",
     )
     label, run = labelled[0]
-    rows = [row for row in mode_rows([(label, run)])]
+    rows = mode_rows([(label, run)], streams=False)
     by_mode: dict[str, set[str]] = {}
     for row in rows:
         by_mode.setdefault(f"{row['mode']} {row['parameters']}".strip(), set()).add(row["client"])
@@ -238,6 +251,73 @@ def netconf(labelled: Labelled) -> Figure:
     figure.chart = chart.facet(
         data=_data(rows), facet=alt.Facet("case:N", title=None), columns=3
     ).resolve_scale(y="independent")
+    return figure
+
+
+def stream(labelled: Labelled) -> Figure:
+    figure = Figure(
+        "stream",
+        "gNMI stream: update delay and updates per second",
+        "Left: the delay from a change on the device to its update at the client (bars: "
+        "median over the iterations; red ticks: 95th percentile; grey ticks: half the verified "
+        "RTT, one way across the WAN, the floor). Right: updates per second one STREAM "
+        "SAMPLE subscription at the lab's 1 ms interval delivered at the client (none where "
+        "the client did not record it).",
+    )
+    rows = []
+    for row, mode in _with_modes(labelled):
+        if is_stream(mode):
+            rtt = mode.get("verified_rtt_ms")
+            rows.append(
+                {
+                    **row,
+                    "one_way_ms": None if rtt is None else rtt / 2,
+                    "updates_per_second": updates_per_second(mode),
+                }
+            )
+    if not rows:
+        figure.note = "no stream mode measured (gnmi/stream)"
+        return figure
+    figure.rows = rows
+    multi = len(labelled) > 1
+    y = alt.Y("series:N", title=None)
+    offset = alt.YOffset("group:N") if multi else alt.Undefined
+    color = alt.Color(
+        "group:N", title=_group_title(labelled), legend=alt.Legend() if multi else None
+    )
+    tooltip = ["series:N", "group:N", "p50_ms:Q", "p95_ms:Q", "one_way_ms:Q", "n:Q"]
+    delay = alt.layer(
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            x=alt.X("p50_ms:Q", title="update delay (ms)"),
+            y=y,
+            yOffset=offset,
+            color=color,
+            tooltip=tooltip,
+        ),
+        alt.Chart()
+        .mark_tick(color="#e45756", thickness=2)
+        .encode(x="p95_ms:Q", y=y, yOffset=offset),
+        alt.Chart()
+        .transform_filter("isValid(datum.one_way_ms)")
+        .mark_tick(color="#667085", thickness=3)
+        .encode(x="one_way_ms:Q", y=y, yOffset=offset),
+    ).properties(width=WIDTH // 2)
+    rate = (
+        alt.Chart()
+        .transform_filter("isValid(datum.updates_per_second)")
+        .mark_bar()
+        .encode(
+            x=alt.X("updates_per_second:Q", title="updates per second (one stream)"),
+            y=y,
+            yOffset=offset,
+            color=color,
+            tooltip=["series:N", "group:N", "updates_per_second:Q"],
+        )
+        .properties(width=WIDTH // 3)
+    )
+    figure.chart = alt.hconcat(delay, rate, data=_data(rows))
     return figure
 
 
@@ -560,6 +640,7 @@ def started(run: Run) -> datetime:
 Builder = Callable[[Labelled], Figure]
 RUN_CHARTS: tuple[Builder, ...] = (
     latency,
+    stream,
     sweep,
     libraries,
     netconf,

@@ -169,6 +169,21 @@ def is_floor(mode: Document) -> bool:
     return mode.get("client") in FLOOR_CLIENTS
 
 
+STREAM_MODES = frozenset({"gnmi/stream"})
+"""Modes whose iterations are update delays (a change on the device to its update at the
+client), not requests: charted and tabled apart from the request times."""
+
+
+def is_stream(mode: Document) -> bool:
+    return mode.get("mode") in STREAM_MODES
+
+
+def updates_per_second(mode: Document) -> float | None:
+    """What one STREAM subscription delivered at the client (``modes[].stream``)."""
+    value = (mode.get("stream") or {}).get("updates_per_second")
+    return None if value is None else float(value)
+
+
 def parameters_label(mode: Document) -> str:
     parameters = mode.get("parameters") or {}
     return " ".join(f"{key}={value}" for key, value in sorted(parameters.items()))

@@ -22,6 +22,7 @@ from bench_runner.modes.selection import (
     sweep_bulk_sizes,
     sweep_fleet,
     sweep_netconf,
+    sweep_restconf_encodings,
 )
 
 __all__ = [
@@ -44,4 +45,5 @@ __all__ = [
     "sweep_bulk_sizes",
     "sweep_fleet",
     "sweep_netconf",
+    "sweep_restconf_encodings",
 ]

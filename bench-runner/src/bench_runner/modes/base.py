@@ -35,6 +35,9 @@ class Target:
     """A UDP port: HTTP/3 (QUIC) shares the HTTPS port number, as Alt-Svc advertises it."""
     gnmi_port: int = 9339
     """TCP: gNMI's IANA-registered port."""
+    gnmi_tls_verify: bool = False
+    """Verify the device's certificate on gNMI channels (an inventory's choice; the lab's is
+    self-signed and not verified, as the HTTPS clients do not verify it)."""
 
     def port(self, transport: Transport) -> int:
         """The port a transport reaches the device on (a tunnel rides on SSH; HTTP/3's is UDP)."""
@@ -77,6 +80,26 @@ class SelfTimedSession(Protocol):
     def take_span(self) -> ReportedSpan | None:
         """The last iteration's span, once; None when the client reported none."""
         ...
+
+
+@dataclass(frozen=True)
+class StreamRate:
+    """What one STREAM SAMPLE subscription delivered to the client in a fixed window
+    (gnmi/stream's ``stream`` in results.json)."""
+
+    updates_per_second: float
+    updates: int
+    window_s: float
+    sample_interval_ms: float
+    path: str
+
+
+@runtime_checkable
+class StreamRateSession(Protocol):
+    """A session that measures a stream's update rate once its iterations are done; None
+    until then (or when it measured none)."""
+
+    stream: StreamRate | None
 
 
 _TERM = re.compile(r"^(\d*)(n?)$")

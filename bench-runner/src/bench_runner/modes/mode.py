@@ -1,5 +1,5 @@
 """A measurement: one catalog row with its parameter values (a NETCONF framing and reply
-size, a download size, a fleet's devices and runs)."""
+size, a download size, a fleet's devices and runs, a RESTCONF encoding)."""
 
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
@@ -11,6 +11,8 @@ from bench_runner.modes.row import (
     FleetValues,
     NetconfValues,
     Parameters,
+    RestconfEncoding,
+    RestconfValues,
     Row,
     Values,
 )
@@ -22,6 +24,7 @@ _DEFAULTS: dict[Parameters, Values] = {
     Parameters.NETCONF_FRAMING: NetconfValues(),
     Parameters.BULK: BulkValues(),
     Parameters.FLEET: FleetValues(),
+    Parameters.RESTCONF_ENCODING: RestconfValues(),
 }
 
 
@@ -85,6 +88,8 @@ class Mode:
             return {"bulk_size": values.size}
         if isinstance(values, FleetValues):
             return {"hosts": values.hosts, "repeats": values.repeats}
+        if isinstance(values, RestconfValues):
+            return {"encoding": values.encoding}
         return None
 
     def label(self) -> str:
@@ -106,6 +111,10 @@ class Mode:
         assert isinstance(self.values, FleetValues), f"{self.label()} is not a fleet mode"
         return self.values
 
+    def restconf_encoding(self) -> RestconfEncoding:
+        assert isinstance(self.values, RestconfValues), f"{self.label()} has no encoding"
+        return self.values.encoding
+
     def with_netconf(self, framing: Framing, reply_bytes: int) -> "Mode":
         return replace(self, values=NetconfValues(framing, reply_bytes))
 
@@ -114,6 +123,9 @@ class Mode:
 
     def with_fleet(self, hosts: int, repeats: int) -> "Mode":
         return replace(self, values=FleetValues(hosts, repeats))
+
+    def with_restconf_encoding(self, encoding: RestconfEncoding) -> "Mode":
+        return replace(self, values=RestconfValues(encoding))
 
     def transfer_bytes(self) -> int | None:
         """Payload bytes one iteration moves, for modes measuring throughput (the bulk

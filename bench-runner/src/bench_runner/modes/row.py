@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import import_module
-from typing import Any
+from typing import Any, Literal
 
 from bench_runner.modes.base import PerIteration, Transport
 from bench_runner.payloads import BulkSize
@@ -47,6 +47,8 @@ class Parameters(StrEnum):
     """the download's size"""
     FLEET = "fleet"
     """devices x whole runs"""
+    RESTCONF_ENCODING = "restconf-encoding"
+    """the encoding of RESTCONF's replies: JSON or XML"""
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,16 @@ class FleetValues:
             raise ValueError("hosts and repeats are at least 1")
 
 
-Values = NetconfValues | BulkValues | FleetValues
+RestconfEncoding = Literal["json", "xml"]
+"""``application/yang-data+json`` (RFC 7951) or ``application/yang-data+xml``."""
+
+
+@dataclass(frozen=True)
+class RestconfValues:
+    encoding: RestconfEncoding = "json"
+
+
+Values = NetconfValues | BulkValues | FleetValues | RestconfValues
 
 _LOWER_BOUND = re.compile(r"Lower bound: ([0-9n +]+?) round trips?")
 _EXPECTED = re.compile(r"Expected: ([0-9n +]+?) round trips?")

@@ -16,7 +16,7 @@ from bench_runner.modes.registry import (
     find,
     transports_of,
 )
-from bench_runner.modes.row import Parameters
+from bench_runner.modes.row import Parameters, RestconfEncoding
 from bench_runner.payloads import BulkSize
 from bench_runner.protocols.netconf.messages import Framing
 
@@ -121,6 +121,20 @@ def sweep_fleet(modes: Sequence[Mode], hosts: Sequence[int], repeats: Sequence[i
     for mode in modes:
         if mode.row.mode.parameters is Parameters.FLEET:
             swept.extend(mode.with_fleet(h, r) for h in hosts for r in repeats)
+        else:
+            swept.append(mode)
+    return swept
+
+
+def sweep_restconf_encodings(
+    modes: Sequence[Mode], encodings: Sequence[RestconfEncoding]
+) -> list[Mode]:
+    """Each RESTCONF read once per encoding (in the order given, where it was selected);
+    other modes as they are."""
+    swept: list[Mode] = []
+    for mode in modes:
+        if mode.row.mode.parameters is Parameters.RESTCONF_ENCODING:
+            swept.extend(mode.with_restconf_encoding(encoding) for encoding in encodings)
         else:
             swept.append(mode)
     return swept

@@ -14,6 +14,7 @@ _SWEPT_OVER = {
     Parameters.NETCONF_FRAMING: "framing",
     Parameters.BULK: "download size",
     Parameters.FLEET: "devices x runs",
+    Parameters.RESTCONF_ENCODING: "encoding (JSON, XML)",
 }
 _TITLES = {
     Transport.SSH: "SSH CLI",

@@ -177,7 +177,7 @@ def _verdict(section: Section) -> str:
     return f"no: {pairs}"
 
 
-def _client_label(client: str, version: str) -> str:
+def client_label(client: str, version: str) -> str:
     """``httpx 0.28.1``; a version that already names its libraries (``parallel-ssh 2.16.0,
     ssh2-python 1.2.0``, ``OpenSSH_9.2p1``) stands alone."""
     return version if version[:1].isalpha() else f"{client} {version}"
@@ -199,7 +199,7 @@ def _section_markdown(experiment: Experiment, section: Section) -> list[str]:
         unranked = "" if row.subject.ranked else "not ranked"
         note = "; ".join(text for text in (lab_note, unranked, row.subject.note) if text)
         client = (
-            _client_label(row.subject.client or "", row.lab.client_version)
+            client_label(row.subject.client or "", row.lab.client_version)
             if row.lab is not None
             else (row.subject.client or "—")
         )

@@ -122,6 +122,9 @@ def summary_fields(mode: ModeResult) -> dict[str, FieldValue | None]:
         SummaryField.COMMANDS_PER_REQUEST: mode.commands_per_request,
         SummaryField.TRANSFER_BYTES: mode.transfer_bytes,
         SummaryField.THROUGHPUT_MB_S: mode.throughput_mb_s,
+        SummaryField.UPDATES_PER_SECOND: mode.stream.updates_per_second
+        if mode.stream is not None
+        else None,
         SummaryField.HANDSHAKES: mode.handshakes.connections
         if mode.handshakes is not None and mode.handshakes.available
         else None,

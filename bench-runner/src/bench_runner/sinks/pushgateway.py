@@ -98,6 +98,12 @@ def run_registry(run: RunResult) -> CollectorRegistry:
         mode_labels,
         registry=registry,
     )
+    stream_rate = Gauge(
+        "transport_bench_mode_stream_updates_per_second",
+        "updates one STREAM SAMPLE subscription delivered per second (gnmi/stream)",
+        mode_labels,
+        registry=registry,
+    )
     finished = Gauge(
         "transport_bench_run_finished_timestamp_seconds",
         "end of the run, Unix time",
@@ -129,6 +135,8 @@ def run_registry(run: RunResult) -> CollectorRegistry:
                 durations[suffix].labels(*labels).set(value_ms / 1000.0)
         iterations.labels(*labels).set(mode.stats.n)
         errors.labels(*labels).set(mode.stats.errors)
+        if mode.stream is not None:
+            stream_rate.labels(*labels).set(mode.stream.updates_per_second)
         verdict = mode.verdict
         if verdict is not None:
             regression.labels(*labels).set(1 if verdict.verdict == "regression" else 0)

@@ -37,11 +37,14 @@ type Store struct {
 	locks map[string]uint32 // datastore -> owning session
 	// state supplies operational (config false) data; nil: none.
 	state func() []*xmltree.Node
+	// changes wakes the subscribers of running at every commit to it.
+	changes changeSignal
 }
 
 // New starts with running = candidate = initial.
 func New(initial []*xmltree.Node) *Store {
-	return &Store{running: cloneAll(initial), candidate: cloneAll(initial), locks: map[string]uint32{}}
+	return &Store{running: cloneAll(initial), candidate: cloneAll(initial), locks: map[string]uint32{},
+		changes: newChangeSignal()}
 }
 
 func cloneAll(nodes []*xmltree.Node) []*xmltree.Node {
@@ -134,6 +137,8 @@ func (s *Store) Edit(session uint32, name, defaultOp string, config []*xmltree.N
 	*t = root.Children
 	if name == Candidate {
 		s.dirty = true
+	} else {
+		s.changes.committed()
 	}
 	return nil
 }
@@ -158,6 +163,7 @@ func (s *Store) EditRunning(config []*xmltree.Node) *rpc.Error {
 	if !s.dirty {
 		s.candidate = cloneAll(s.running)
 	}
+	s.changes.committed()
 	return nil
 }
 
@@ -169,6 +175,7 @@ func (s *Store) Commit(session uint32) *rpc.Error {
 		return err
 	}
 	s.running, s.dirty = cloneAll(s.candidate), false
+	s.changes.committed()
 	return nil
 }
 

@@ -5,8 +5,10 @@ from typing import Any
 
 from lab_dashboards.boards import (
     client_libraries,
+    gnmi,
     latency_sweep,
     load,
+    model_driven,
     netconf,
     nightly_trends,
     resources,
@@ -19,6 +21,8 @@ BOARDS: dict[str, Callable[[], dict[str, Any]]] = {
     "latency-sweep.json": latency_sweep.build,
     "client-libraries.json": client_libraries.build,
     "netconf.json": netconf.build,
+    "gnmi.json": gnmi.build,
+    "model-driven.json": model_driven.build,
     "tunnels.json": tunnels.build,
     "resources.json": resources.build,
     "nightly-trends.json": nightly_trends.build,

@@ -34,9 +34,10 @@ def build() -> dict[str, Any]:
             UID,
             "Client libraries",
             "The same mode with asyncssh, paramiko, OpenSSH, netmiko, scrapli, httpx, "
-            "requests, ncclient, scrapli-netconf, and for HTTP/3 quic-go, aioquic and curl: "
-            "what the library costs on top of "
-            "the transport. Runs with `--clients all` (the smoke and nightly plans).",
+            "requests, ncclient, scrapli-netconf, for HTTP/3 quic-go, aioquic and curl, for "
+            "gNMI grpc-go, pygnmi and gnmi_cli, for RESTCONF httpx and requests: what the "
+            "library costs on top of the transport. Runs with `--clients all` (the smoke and "
+            "nightly plans).",
         )
         .with_variable(variables.profile())
         .with_variable(variables.run())
@@ -56,7 +57,8 @@ def build() -> dict[str, Any]:
             series_bars(
                 "How long does the same mode take with each library? (p50 and p95, ms)",
                 "Every series of the run: mode · client version · parameters, sorted so that "
-                "the libraries of one mode stand together.",
+                "the libraries of one mode stand together (gnmi/stream's figures are update "
+                "delays: a change on the device to its update at the client).",
                 (last(SummaryField.P50_MS, "p50"), last(SummaryField.P95_MS, "p95")),
                 SCOPE,
                 "ms",
@@ -67,9 +69,9 @@ def build() -> dict[str, Any]:
             series_bars(
                 "How many times the floor client's p50? (same mode and parameters)",
                 "p50 of the series over the p50 of the same mode and parameters with its floor "
-                "client (asyncssh, httpx or python-ssl) in the same run: 1 is the floor, 3 "
-                "means the library takes three times as long. Empty when the run did not "
-                "measure the floor client.",
+                "client (asyncssh, httpx, python-ssl, quic-go or grpc-go) in the same run: 1 is "
+                "the floor, 3 means the library takes three times as long. Empty when the run "
+                "did not measure the floor client.",
                 (last(SummaryField.P50_VS_FLOOR, f"{TIMES} floor"),),
                 SCOPE,
                 RATIO_UNIT,

@@ -58,7 +58,8 @@ def build() -> dict[str, Any]:
                 "local plus the round trips counted on the wire times the delay netem added. "
                 "Points on the line: the latency is all round trips. Above it: time that is "
                 "not round trips (TCP waiting on itself, CPU, bandwidth). No line without a "
-                "local run in the sweep.",
+                "local run in the sweep. gnmi/stream's p50 is an update's delay, which grows by "
+                "half the RTT (one way), not by round trips.",
                 Select(
                     (
                         raw(SummaryField.VERIFIED_RTT_MS, "verified RTT"),

@@ -21,6 +21,7 @@ from lab_dashboards.panels import (
     FULL,
     RATIO_UNIT,
     handshake_tables,
+    not_streams,
     prometheus_bars,
     series_bars,
     series_table,
@@ -30,6 +31,8 @@ from lab_dashboards.panels import (
 
 UID = "transport-comparison"
 SCOPE = (*variables.RUN_SCOPE, matches(Tag.TRANSPORT, "transport"), matches(Tag.CLIENT, "client"))
+REQUESTS = (*SCOPE, *not_streams())
+"""Series whose figure is a request's time."""
 
 
 def build() -> dict[str, Any]:
@@ -50,9 +53,10 @@ def build() -> dict[str, Any]:
                 "How long does one iteration take? (p50 and p95, ms)",
                 "Wall time of one iteration (every command of the run, connection setup where "
                 "the mode makes one), median and 95th percentile over the measured iterations. "
-                "One group per series: mode · client version · parameters.",
+                "One group per series: mode · client version · parameters. gnmi/stream times "
+                "no request (its figure is an update's delay: the gNMI dashboard).",
                 (last(SummaryField.P50_MS, "p50"), last(SummaryField.P95_MS, "p95")),
-                SCOPE,
+                REQUESTS,
                 "ms",
             )
         )
@@ -63,7 +67,7 @@ def build() -> dict[str, Any]:
                 "ssh/pty-fresh by default, the way Netmiko and Ansible work): 3 means three "
                 "times faster. Empty when the run did not measure the baseline.",
                 (last(SummaryField.SPEEDUP_VS_BASELINE, "speedup"),),
-                SCOPE,
+                REQUESTS,
                 RATIO_UNIT,
             )
         )
@@ -73,7 +77,8 @@ def build() -> dict[str, Any]:
                 "Statistics over the measured iterations (warm-up discarded), the RTT the "
                 "profile sets and the RTT the runner verified on the mode's port just before "
                 "measuring (TCP connects; HTTP/3: QUIC version negotiation on its UDP port). "
-                "n counts successful iterations, errors the failed ones.",
+                "n counts successful iterations, errors the failed ones. gnmi/stream's "
+                "figures are update delays (the gNMI dashboard).",
                 (
                     last(SummaryField.P50_MS, "p50"),
                     last(SummaryField.P95_MS, "p95"),
@@ -126,11 +131,12 @@ def build() -> dict[str, Any]:
                 "How many round trips of the verified RTT is each p50?",
                 "p50 / verified RTT (recording rule transport_bench:mode_p50_round_trips:ratio "
                 "from the Pushgateway series): close to the counted round trips where the "
-                "latency is all the cost. Only under added delay: empty at local.",
+                "latency is all the cost. Only under added delay: empty at local. gnmi/stream: "
+                "its update delay in RTTs, about 0.5 (one way).",
                 'last_over_time(transport_bench:mode_p50_round_trips:ratio{profile="$profile", '
                 'run_id="$run_id", transport=~"$transport", client=~"$client"}[1y])',
                 "{{mode}} · {{client}} {{client_version}} {{framing}} {{reply_bytes}} "
-                "{{bulk_size}}",
+                "{{bulk_size}} {{encoding}}",
                 "suffix: RTT",
             )
         )

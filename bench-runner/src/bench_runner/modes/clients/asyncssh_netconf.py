@@ -2,8 +2,10 @@
 framing of bench_runner.protocols.netconf, written by hand (no NETCONF library).
 
 One operation is a ``<get>`` whose subtree filter asks the lab device for a synthetic
-payload of ``reply_bytes`` bytes (``urn:transport-lab:payload``); an iteration runs one
-operation per command of the run (the command text itself is not sent). Framing is RFC
+payload of ``reply_bytes`` bytes (``urn:transport-lab:payload``), or (``netconf/get-config``)
+a ``<get-config>`` of the running configuration of the command's interface, the read the
+RESTCONF and gNMI modes make; an iteration runs one operation per command of the run (the
+command text itself is not sent). Framing is RFC
 6242 chunked framing (``:base:1.1``) when both peers offer it, else end-of-message framing
 (``]]>]]>``); ``framing="1.0"`` makes the client offer only ``:base:1.0``. A reply fails the
 iteration when it is not an ``<rpc-reply>`` with ``<data>``, carries an ``<rpc-error>`` or
@@ -18,6 +20,14 @@ import asyncssh
 
 from bench_runner.modes.base import Session, Target
 from bench_runner.modes.clients.asyncssh_connect import traced_connect
+from bench_runner.modes.clients.native_interfaces import (
+    INTERFACES_FILTER,
+    Interface,
+    check_get_config,
+    get_config_rpc,
+    interface_for,
+    interfaces_from_xml,
+)
 from bench_runner.modes.mode import Mode
 from bench_runner.phases import PhaseTimer
 from bench_runner.protocols.netconf.framing import Decoder, encode
@@ -163,6 +173,27 @@ class _EditCommitSession:
             return ["".join(outputs)]  # one combined output: the commit is not a command
 
 
+class _GetConfigSession:
+    def __init__(
+        self, channel: NetconfChannel, trace: SocketTrace, interfaces: Sequence[Interface]
+    ) -> None:
+        self._channel = channel
+        self._interfaces = interfaces
+        self.trace = trace
+        self.phases = PhaseTimer()
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        with self.phases.measure("rpcs"):
+            outputs = []
+            for command in range(1, len(commands) + 1):
+                interface = interface_for(self._interfaces, command)
+                read = partial(get_config_rpc, interface.subtree_filter())
+                outputs.append(
+                    check_get_config(interface, await self._channel.call(read, b"<data"))
+                )
+            return outputs
+
+
 @asynccontextmanager
 async def fresh(mode: Mode, target: Target) -> AsyncIterator[Session]:
     """Per iteration a new connection, the subsystem and hellos, the gets, close-session."""
@@ -197,4 +228,18 @@ async def edit_commit(mode: Mode, target: Target) -> AsyncIterator[Session]:
         finally:
             await channel.call(partial(edit_description_rpc, original), b"<ok")
             await channel.call(commit_rpc, b"<ok")
+            channel.close()
+
+
+@asynccontextmanager
+async def get_config(mode: Mode, target: Target) -> AsyncIterator[Session]:
+    """One session kept; the device's interfaces read before the warm-up (not measured);
+    per command a ``<get-config>`` of its interface, each after the previous reply."""
+    trace = SocketTrace()
+    async with traced_connect(target, trace, target.netconf_port) as conn:
+        channel = await NetconfChannel.open(conn, mode.netconf().framing)
+        try:
+            listed = await channel.call(partial(get_config_rpc, INTERFACES_FILTER), b"<data")
+            yield _GetConfigSession(channel, trace, list(interfaces_from_xml(listed)))
+        finally:
             channel.close()

@@ -1,6 +1,7 @@
 """The runner's side of a goclient program (source: bench-runner/goclient): ``goclient``
 measures scrapligo (clients/scrapligo.py), ``goclient-h3`` quic-go's HTTP/3 client
-(clients/quicgo_h3.py). Both speak one protocol on their standard input and output.
+(clients/quicgo_h3.py), ``goclient-gnmi`` grpc-go's gNMI (clients/grpcgo_gnmi.py). All speak
+one protocol on their standard input and output.
 
 Per mode (per framing x reply size for NETCONF) the session starts one ``<program> <mode>``
 process and writes it a JSON job (target, port, the *names* of the environment variables
@@ -177,9 +178,22 @@ class GoClientProcess:
 
     @classmethod
     async def start(
-        cls, path: str, client: str, mode: str, job: dict[str, Any], target: Target
+        cls,
+        path: str,
+        client: str,
+        mode: str,
+        job: dict[str, Any],
+        target: Target,
+        extra_env: dict[str, str] | None = None,
     ) -> "GoClientProcess":
-        env = {**os.environ, USERNAME_ENV: target.username, PASSWORD_ENV: target.password}
+        """``extra_env``: settings of the program beyond the job (its format is shared by
+        every program)."""
+        env = {
+            **os.environ,
+            **(extra_env or {}),
+            USERNAME_ENV: target.username,
+            PASSWORD_ENV: target.password,
+        }
         process = await asyncio.create_subprocess_exec(
             path,
             mode,
@@ -303,11 +317,16 @@ def job_for(target: Target, port: int, timeout_s: float) -> dict[str, Any]:
 
 @asynccontextmanager
 async def running(
-    path: str, client: str, mode: str, job: dict[str, Any], target: Target
+    path: str,
+    client: str,
+    mode: str,
+    job: dict[str, Any],
+    target: Target,
+    extra_env: dict[str, str] | None = None,
 ) -> AsyncIterator[GoClientProcess]:
     """One ``<path> <mode>`` process for the mode, ready; closing its input ends it (killed
     when the block fails)."""
-    process = await GoClientProcess.start(path, client, mode, job, target)
+    process = await GoClientProcess.start(path, client, mode, job, target, extra_env)
     try:
         yield process
     except BaseException:

@@ -1,8 +1,9 @@
 """ncclient (paramiko underneath, synchronous, run in a worker thread): what the floor
 client sends (the payload ``<get>``, the Loopback0 description ``<edit-config>`` and
-``<commit>``), with the framing parameter honoured through a device handler that offers
-only ``:base:1.0``. ncclient pipelines in its ``async_mode`` (RPCs sent without waiting,
-replies matched by message-id), so it has ``netconf/batch-rpc``."""
+``<commit>``, the ``<get-config>`` of an interface), with the framing parameter honoured
+through a device handler that offers only ``:base:1.0``. ncclient pipelines in its
+``async_mode`` (RPCs sent without waiting, replies matched by message-id), so it has
+``netconf/batch-rpc``."""
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -16,6 +17,13 @@ from ncclient.operations import RPCError  # type: ignore[import-untyped]
 from ncclient.transport import TransportError  # type: ignore[import-untyped]
 
 from bench_runner.modes.base import Session, Target
+from bench_runner.modes.clients.native_interfaces import (
+    INTERFACES_FILTER,
+    Interface,
+    check_get_config,
+    interface_for,
+    interfaces_from_xml,
+)
 from bench_runner.modes.mode import Mode
 from bench_runner.modes.row import NetconfValues
 from bench_runner.phases import PhaseTimer
@@ -33,6 +41,7 @@ from bench_runner.validation import IterationError
 OPERATION_TIMEOUT_S = 60
 PIPELINED_GETS = "pipelined-gets"
 EDIT_COMMIT = "edit-commit"
+GET_CONFIG = "get-config"
 
 
 class _Base10Handler(DefaultDeviceHandler):  # type: ignore[misc]
@@ -88,6 +97,7 @@ class _NcclientSession:
         self._edits = 0
         self.phases = PhaseTimer()
         self._original: str | None = None
+        self._interfaces: list[Interface] = []
 
     def _gets(self, nc: Any, count: int) -> list[str]:
         subtree = ("subtree", payload_filter(self._values.reply_bytes))
@@ -124,9 +134,19 @@ class _NcclientSession:
         outputs.append(_reply_xml(nc.commit(), "<ok"))
         return ["".join(outputs)]
 
+    def _get_configs(self, nc: Any, count: int) -> list[str]:
+        outputs = []
+        for command in range(1, count + 1):
+            interface = interface_for(self._interfaces, command)
+            reply = nc.get_config(source="running", filter=("subtree", interface.subtree_filter()))
+            outputs.append(check_get_config(interface, _reply_xml(reply, "<data")))
+        return outputs
+
     def _operations(self, nc: Any, count: int) -> list[str]:
         if self._operations_kind == EDIT_COMMIT:
             return self._edit_commit(nc, count)
+        if self._operations_kind == GET_CONFIG:
+            return self._get_configs(nc, count)
         return self._gets(nc, count)
 
     def run_sync(self, commands: Sequence[str]) -> list[str]:
@@ -151,6 +171,10 @@ class _NcclientSession:
         reply = self._manager.get_config(source="running", filter=("subtree", DESCRIPTION_FILTER))
         self._original = original_description(str(reply.xml))
 
+    def discover_interfaces(self) -> None:
+        reply = self._manager.get_config(source="running", filter=("subtree", INTERFACES_FILTER))
+        self._interfaces = list(interfaces_from_xml(str(reply.xml)))
+
     def close(self) -> None:
         if self._manager is None:
             return
@@ -171,8 +195,9 @@ async def session(
     mode: Mode, target: Target, *, fresh: bool, operations: str
 ) -> AsyncIterator[Session]:
     """A manager per iteration (``fresh``) or one kept; ``operations``: ``gets`` (each
-    after the previous reply), ``pipelined-gets`` (``async_mode``: sent without waiting)
-    or ``edit-commit`` (the description read first and restored at the end)."""
+    after the previous reply), ``pipelined-gets`` (``async_mode``: sent without waiting),
+    ``edit-commit`` (the description read first and restored at the end) or ``get-config``
+    (the interfaces read first, then per command its interface's running configuration)."""
     values = mode.netconf()
     opened = await asyncio.to_thread(
         partial(_NcclientSession, target, values, fresh=fresh, operations=operations)
@@ -180,6 +205,8 @@ async def session(
     try:
         if operations == EDIT_COMMIT:
             await asyncio.to_thread(opened.remember_description)
+        if operations == GET_CONFIG:
+            await asyncio.to_thread(opened.discover_interfaces)
         yield opened
     finally:
         await asyncio.to_thread(opened.close)

@@ -1,8 +1,9 @@
 """scrapli-netconf over scrapli's SSH transports: ``AsyncNetconfDriver`` on asyncssh (the
 client named ``scrapli-netconf``), ``NetconfDriver`` in a worker thread on system, paramiko
 and ssh2 (``scrapli-netconf-<transport>``). It sends what the floor client sends and honours
-the framing through ``preferred_netconf_version``; it waits for each reply before the next
-RPC (no ``netconf/batch-rpc``)."""
+the framing through ``preferred_netconf_version`` (and reads the command's interface with
+``<get-config>`` as the floor client does); it waits for each reply before the next RPC (no
+``netconf/batch-rpc``)."""
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
@@ -14,6 +15,13 @@ from scrapli.exceptions import ScrapliException
 from scrapli_netconf.driver import AsyncNetconfDriver, NetconfDriver
 
 from bench_runner.modes.base import Session, Target
+from bench_runner.modes.clients.native_interfaces import (
+    INTERFACES_FILTER,
+    Interface,
+    check_get_config,
+    interface_for,
+    interfaces_from_xml,
+)
 from bench_runner.modes.clients.scrapli_ssh import nodelay_socket
 from bench_runner.modes.mode import Mode
 from bench_runner.modes.row import NetconfValues
@@ -30,6 +38,7 @@ from bench_runner.validation import IterationError
 
 OPERATION_TIMEOUT_S = 60
 EDIT_COMMIT = "edit-commit"
+GET_CONFIG = "get-config"
 
 
 class _SyncNetconf:
@@ -97,17 +106,34 @@ def _scrapli_result(response: Any, expect: str) -> str:
 
 class _ScrapliSession:
     def __init__(
-        self, target: Target, transport: str, values: NetconfValues, operations: str, kept: Any
+        self,
+        target: Target,
+        transport: str,
+        values: NetconfValues,
+        operations: str,
+        kept: Any,
+        interfaces: Sequence[Interface] = (),
     ) -> None:
         self._target = target
         self._transport = transport
         self._values = values
         self._operations_kind = operations
         self._kept = kept
+        self._interfaces = interfaces
         self._edits = 0
         self.phases = PhaseTimer()
 
+    async def _get_configs(self, conn: Any, count: int) -> list[str]:
+        outputs = []
+        for command in range(1, count + 1):
+            interface = interface_for(self._interfaces, command)
+            reply = await conn.get_config(source="running", filter_=interface.subtree_filter())
+            outputs.append(check_get_config(interface, _scrapli_result(reply, "<data")))
+        return outputs
+
     async def _operations(self, conn: Any, count: int) -> list[str]:
+        if self._operations_kind == GET_CONFIG:
+            return await self._get_configs(conn, count)
         if self._operations_kind != EDIT_COMMIT:
             subtree = payload_filter(self._values.reply_bytes)
             return [
@@ -152,8 +178,9 @@ async def session(
     mode: Mode, target: Target, *, transport: str, fresh: bool, operations: str
 ) -> AsyncIterator[Session]:
     """A driver per iteration (``fresh``) or one kept, over scrapli's ``transport``;
-    ``operations``: ``gets`` (each after the previous reply) or ``edit-commit`` (the
-    description read first and restored at the end)."""
+    ``operations``: ``gets`` (each after the previous reply), ``edit-commit`` (the
+    description read first and restored at the end) or ``get-config`` (the interfaces
+    discovered first; kept drivers only)."""
     values = mode.netconf()
     if fresh:
         yield _ScrapliSession(target, transport, values, operations, None)
@@ -161,11 +188,15 @@ async def session(
     conn = _driver(target, transport, values.framing)
     await conn.open()
     original: str | None = None
+    interfaces: list[Interface] = []
     try:
         if operations == EDIT_COMMIT:
             reply = await conn.get_config(source="running", filter_=DESCRIPTION_FILTER)
             original = original_description(_scrapli_result(reply, "<data"))
-        yield _ScrapliSession(target, transport, values, operations, conn)
+        if operations == GET_CONFIG:
+            reply = await conn.get_config(source="running", filter_=INTERFACES_FILTER)
+            interfaces = list(interfaces_from_xml(_scrapli_result(reply, "<data")))
+        yield _ScrapliSession(target, transport, values, operations, conn, interfaces)
     finally:
         try:
             if operations == EDIT_COMMIT:
