@@ -97,7 +97,8 @@ def _check_tls(mode: dict[str, Any]) -> None:
         expected = {"not exposed by pygnmi": half, "not offered": half}
         assert (alpn["values"], alpn["source"]) == (expected, "wire"), key
     elif mode["client"] == "gnmi_cli":
-        assert (alpn["values"], alpn["source"]) == ({"not exposed by gnmi_cli": connections}, "wire")
+        expected = {"not exposed by gnmi_cli": connections}
+        assert (alpn["values"], alpn["source"]) == (expected, "wire"), key
     elif mode["client"] in ALPN_REPORTED_BY:
         selected = "h3" if quic else "http/1.1"
         assert (alpn["values"], alpn["source"]) == ({selected: connections}, "library"), key
