@@ -2,6 +2,9 @@
 gnmi_paths.py), gnmi_cli's requests and version, pygnmi's stream updates, and which client does
 which gNMI mode."""
 
+import threading
+
+import grpc  # type: ignore[import-untyped]
 import pytest
 
 from bench_runner.modes.catalog import CLIENT_SCOPE, ROWS
@@ -154,3 +157,46 @@ def test_pygnmi_stream_finds_the_interfaces_description_update() -> None:
     assert update_for(message, "Gi1") == ("bench ab stream 2", 1_800_000_000_000_000_000)
     assert update_for(message, "Loopback0") is None
     assert update_for({"sync_response": True}, "Gi1") is None
+
+
+class _Rpc(grpc.RpcError):  # type: ignore[misc]
+    def __init__(self, code: grpc.StatusCode) -> None:
+        super().__init__()
+        self._code = code
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+
+def _raise_in_thread(name: str, error: BaseException) -> None:
+    def fail() -> None:
+        raise error
+
+    thread = threading.Thread(target=fail, name=name)
+    thread.start()
+    thread.join()
+
+
+def test_only_a_cancelled_pygnmi_subscription_thread_is_silenced(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """pygnmi's reader thread re-raises CANCELLED when its channel closes under a live POLL
+    or STREAM subscription; that ending is not printed, any other thread failure is."""
+    from bench_runner.modes.clients import pygnmi_gnmi
+
+    reported: list[str] = []
+
+    def report(args: threading.ExceptHookArgs) -> None:
+        reported.append(args.thread.name if args.thread is not None else "")
+
+    monkeypatch.setattr(pygnmi_gnmi, "_thread_excepthook", report)
+    monkeypatch.setattr(threading, "excepthook", pygnmi_gnmi._subscription_cancelled)
+    _raise_in_thread("Thread-1 (enqueue_updates)", _Rpc(grpc.StatusCode.CANCELLED))
+    _raise_in_thread("Thread-2 (enqueue_updates)", _Rpc(grpc.StatusCode.UNAVAILABLE))
+    _raise_in_thread("Thread-3 (run)", _Rpc(grpc.StatusCode.CANCELLED))
+    _raise_in_thread("Thread-4 (enqueue_updates)", RuntimeError("not gRPC"))
+    assert reported == [
+        "Thread-2 (enqueue_updates)",
+        "Thread-3 (run)",
+        "Thread-4 (enqueue_updates)",
+    ]

@@ -14,13 +14,13 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/peer"
 
 	"transportlab/goclient/internal/job"
 	"transportlab/goclient/internal/report"
@@ -63,8 +63,29 @@ func (password) RequireTransportSecurity() bool { return true }
 type channel struct {
 	conn *grpc.ClientConn
 	gnmi gpb.GNMIClient
-	// negotiated is the TLS the channel's connection settled, read from its first call.
+
+	mu sync.Mutex
+	// negotiated is what the TLS handshake of the channel's connection settled.
 	negotiated *report.Connection
+}
+
+// handshakes wraps the channel's TLS credentials to keep what each handshake negotiated,
+// whichever call (unary or a stream) the channel then carries.
+type handshakes struct {
+	credentials.TransportCredentials
+	ch *channel
+}
+
+func (h handshakes) ClientHandshake(ctx context.Context, authority string, raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	conn, info, err := h.TransportCredentials.ClientHandshake(ctx, authority, raw)
+	if tlsInfo, ok := info.(credentials.TLSInfo); ok && err == nil {
+		h.ch.note(tlsInfo.State)
+	}
+	return conn, info, err
+}
+
+func (h handshakes) Clone() credentials.TransportCredentials {
+	return handshakes{TransportCredentials: h.TransportCredentials.Clone(), ch: h.ch}
 }
 
 // dial opens a channel and waits until it is ready: grpc-go reports a channel ready once
@@ -73,8 +94,9 @@ func (c *client) dial() (*channel, error) {
 	config := &tls.Config{ServerName: c.host, InsecureSkipVerify: !c.verify, NextProtos: []string{"h2"}}
 	// passthrough: the address goes to the dialer as it is, without grpc-go's DNS resolver
 	// (its lookups of service configuration would be traffic of their own).
+	ch := &channel{}
 	conn, err := grpc.NewClient("passthrough:///"+c.addr,
-		grpc.WithTransportCredentials(credentials.NewTLS(config)),
+		grpc.WithTransportCredentials(handshakes{TransportCredentials: credentials.NewTLS(config), ch: ch}),
 		grpc.WithPerRPCCredentials(password(c.creds)),
 	)
 	if err != nil {
@@ -93,27 +115,24 @@ func (c *client) dial() (*channel, error) {
 			return nil, fmt.Errorf("channel to %s: %w", c.addr, ctx.Err())
 		}
 	}
-	return &channel{conn: conn, gnmi: gpb.NewGNMIClient(conn)}, nil
+	ch.conn, ch.gnmi = conn, gpb.NewGNMIClient(conn)
+	return ch, nil
 }
 
 func (ch *channel) close() error { return ch.conn.Close() }
 
-// call is a context for one call of the job's timeout, with the peer the call reports (its
-// TLS state).
+// call is a context for one call of the job's timeout.
 func (c *client) call() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), c.timeout)
 }
 
-// note keeps what the channel's TLS negotiated, from a call's peer (once per channel).
-func (ch *channel) note(p *peer.Peer) {
-	if ch.negotiated != nil || p == nil {
+// note keeps what the channel's first TLS handshake negotiated.
+func (ch *channel) note(state tls.ConnectionState) {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.negotiated != nil {
 		return
 	}
-	info, ok := p.AuthInfo.(credentials.TLSInfo)
-	if !ok {
-		return
-	}
-	state := info.State
 	ch.negotiated = &report.Connection{
 		TLSVersion:  state.Version,
 		CipherSuite: state.CipherSuite,
@@ -124,8 +143,10 @@ func (ch *channel) note(p *peer.Peer) {
 }
 
 // opened is the channel's negotiated TLS as a list of what a line reports (empty before
-// its first call).
+// its handshake).
 func (ch *channel) opened() []report.Connection {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
 	if ch.negotiated == nil {
 		return nil
 	}

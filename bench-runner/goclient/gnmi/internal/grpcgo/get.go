@@ -6,8 +6,6 @@ import (
 	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/peer"
 
 	"transportlab/goclient/internal/loop"
 	"transportlab/goclient/internal/report"
@@ -22,12 +20,10 @@ func getRequest(paths ...*gpb.Path) *gpb.GetRequest {
 func (ch *channel) get(c *client, request *gpb.GetRequest) ([]string, error) {
 	ctx, cancel := c.call()
 	defer cancel()
-	var p peer.Peer
-	response, err := ch.gnmi.Get(ctx, request, grpc.Peer(&p))
+	response, err := ch.gnmi.Get(ctx, request)
 	if err != nil {
 		return nil, err
 	}
-	ch.note(&p)
 	got := values(response.GetNotification())
 	if len(got) == 0 {
 		return nil, fmt.Errorf("get %s: no update in the response", pathsText(request.GetPath()))

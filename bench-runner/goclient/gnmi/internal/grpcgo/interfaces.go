@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/peer"
 	"google.golang.org/protobuf/encoding/prototext"
 )
 
@@ -45,16 +43,14 @@ func pick(interfaces []iface, i int) iface { return interfaces[i%len(interfaces)
 func (ch *channel) discover(c *client) ([]iface, error) {
 	ctx, cancel := c.call()
 	defer cancel()
-	var p peer.Peer
 	response, err := ch.gnmi.Get(ctx, &gpb.GetRequest{
 		Path:     []*gpb.Path{{Elem: []*gpb.PathElem{{Name: "interfaces"}}}},
 		Type:     gpb.GetRequest_CONFIG,
 		Encoding: gpb.Encoding_PROTO,
-	}, grpc.Peer(&p))
+	})
 	if err != nil {
 		return nil, fmt.Errorf("get /interfaces: %w", err)
 	}
-	ch.note(&p)
 	return interfacesIn(response)
 }
 

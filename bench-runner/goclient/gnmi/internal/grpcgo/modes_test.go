@@ -234,6 +234,9 @@ func TestSubscribePollPollsTheKeptSubscription(t *testing.T) {
 func TestStreamReportsEachChangesDeviceAndReceiveTimes(t *testing.T) {
 	d := startDevice(t)
 	it := open(t, d, "gnmi/stream")
+	// Both channels, the subscription's (a stream, never a unary call after discovery) and
+	// the setter's.
+	wantTLS(t, it.(loop.Opened).Opened(), 2)
 	for iteration := 1; iteration <= 4; iteration++ {
 		result := iterate(t, it, commands)
 		var got arrival

@@ -10,6 +10,7 @@ import (
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 
 	"transportlab/goclient/internal/loop"
+	"transportlab/goclient/internal/report"
 )
 
 // arrival is one update of a STREAM subscription: the value, the device's timestamp of the
@@ -142,6 +143,11 @@ func (s *Stream) Iterate([]string) loop.Result {
 			return loop.Result{Err: fmt.Errorf("no update of %s description: %w", name, ctx.Err())}
 		}
 	}
+}
+
+// Opened is both channels: the subscription's and the setter's.
+func (s *Stream) Opened() []report.Connection {
+	return append(s.Kept.Opened(), s.setter.opened()...)
 }
 
 // Close ends the subscription, puts the descriptions back and closes both channels.

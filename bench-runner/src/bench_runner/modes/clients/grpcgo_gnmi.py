@@ -73,15 +73,16 @@ class GrpcGoSession(GoClientSession):
     def __init__(self, process: GoClientProcess) -> None:
         super().__init__(process)
         self.alpn = AlpnLog()
-        self._note(process.opened)
+        self.note(process.opened)
 
-    def _note(self, connections: list[Negotiated]) -> None:
+    def note(self, connections: list[Negotiated]) -> None:
+        """Count the ALPN protocol of each channel opened."""
         for connection in connections:
             self.alpn.selected[connection.alpn] += 1
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         report = await self.step(commands)
-        self._note(report.connections)
+        self.note(report.connections)
         check_ok(report, CLIENT)
         return report.outputs
 
@@ -157,8 +158,11 @@ class StreamSession(GrpcGoSession):
         return [update.value]
 
 
-async def sample_rate(target: Target, port: int, commands: Sequence[str]) -> StreamRate:
-    """One window of ``goclient-gnmi gnmi/sample-rate`` on a channel of its own."""
+async def sample_rate(
+    target: Target, port: int, commands: Sequence[str]
+) -> tuple[StreamRate, list[Negotiated]]:
+    """One window of ``goclient-gnmi gnmi/sample-rate`` on a channel of its own, and what
+    that channel negotiated."""
     job = job_for(target, port, SAMPLE_TIMEOUT_S)
     path = goclient_gnmi_path()
     async with running(path, CLIENT, SAMPLE_RATE, job, target, program_env(target)) as process:
@@ -166,7 +170,7 @@ async def sample_rate(target: Target, port: int, commands: Sequence[str]) -> Str
     check_ok(report, CLIENT)
     if len(report.outputs) != 1:
         raise GoClientError(f"{CLIENT}: {len(report.outputs)} sample rates for one window")
-    return parse_rate(report.outputs[0])
+    return parse_rate(report.outputs[0]), [*process.opened, *report.connections]
 
 
 @asynccontextmanager
@@ -189,4 +193,5 @@ async def stream_session(mode: Mode, target: Target) -> AsyncIterator[Session]:
     async with running(path, CLIENT, mode.name, job, target, program_env(target)) as process:
         stream = StreamSession(process)
         yield stream
-    stream.stream = await sample_rate(target, mode.port(target), ["sample"])
+    stream.stream, sampled = await sample_rate(target, mode.port(target), ["sample"])
+    stream.note(sampled)

@@ -14,6 +14,7 @@ block); a subscription reads its updates on pygnmi's own thread.
 import asyncio
 import json
 import logging
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -21,6 +22,7 @@ from contextlib import asynccontextmanager
 from importlib.metadata import version as distribution_version
 from typing import Any
 
+import grpc  # type: ignore[import-untyped]
 from pygnmi.client import gNMIclient  # type: ignore[import-untyped]
 
 from bench_runner.modes.base import ReportedSpan, Session, StreamRate, Target
@@ -48,6 +50,29 @@ SAMPLE_INTERVAL_MS = 1.0
 # pygnmi logs a warning on every connect with skip_verify (to standard output, its handler):
 # the runner's console is no place for it.
 logging.getLogger("pygnmi").setLevel(logging.ERROR)
+
+_PYGNMI_READER = "(enqueue_updates)"
+"""The name pygnmi's subscription reader thread gets (Python names a thread after its target)."""
+_thread_excepthook = threading.excepthook
+
+
+def _subscription_cancelled(args: "threading.ExceptHookArgs") -> None:
+    """pygnmi's close() ends a POLL or STREAM subscription by closing its request stream,
+    which a server may (and the device does) answer by streaming on, so the channel's close
+    cancels the call and pygnmi's reader thread re-raises CANCELLED, for the thread hook to
+    print as a traceback. That is how such a subscription ends, not a fault: only that is
+    silenced; anything else reaches the usual hook."""
+    thread_name = args.thread.name if args.thread is not None else ""
+    if (
+        thread_name.endswith(_PYGNMI_READER)
+        and isinstance(args.exc_value, grpc.RpcError)
+        and args.exc_value.code() is grpc.StatusCode.CANCELLED
+    ):
+        return
+    _thread_excepthook(args)
+
+
+threading.excepthook = _subscription_cancelled
 
 
 def version() -> str:
