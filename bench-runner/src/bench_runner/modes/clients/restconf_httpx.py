@@ -35,9 +35,11 @@ from bench_runner.phases import PhaseTimer
 from bench_runner.validation import IterationError
 
 
-async def discover(client: httpx.AsyncClient) -> dict[Interface, str | None]:
-    """The device's interfaces in running-config order, with their descriptions."""
+async def discover(client: httpx.AsyncClient, alpn: AlpnLog) -> dict[Interface, str | None]:
+    """The device's interfaces in running-config order, with their descriptions (its
+    connection counted in ``alpn`` as every connection of the mode is)."""
     response = await client.get(INTERFACES_PATH, headers={"Accept": MEDIA["xml"]})
+    note_alpn(alpn, response)
     if response.status_code != httpx.codes.OK:
         raise IterationError(f"restconf interfaces: HTTP {response.status_code}")
     return interfaces_from_xml(response.text)
@@ -45,13 +47,17 @@ async def discover(client: httpx.AsyncClient) -> dict[Interface, str | None]:
 
 class _ReadSession:
     def __init__(
-        self, client: httpx.AsyncClient, interfaces: Sequence[Interface], encoding: RestconfEncoding
+        self,
+        client: httpx.AsyncClient,
+        interfaces: Sequence[Interface],
+        encoding: RestconfEncoding,
+        alpn: AlpnLog,
     ) -> None:
         self._client = client
         self._interfaces = interfaces
         self._encoding: RestconfEncoding = encoding
         self.phases = PhaseTimer()
-        self.alpn = AlpnLog()
+        self.alpn = alpn
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         outputs = []
@@ -70,13 +76,15 @@ class _ReadSession:
 
 
 class _PatchSession:
-    def __init__(self, client: httpx.AsyncClient, interfaces: Sequence[Interface]) -> None:
+    def __init__(
+        self, client: httpx.AsyncClient, interfaces: Sequence[Interface], alpn: AlpnLog
+    ) -> None:
         self._client = client
         self._interfaces = interfaces
         self._token = secrets.token_hex(4)
         self._iterations = 0
         self.phases = PhaseTimer()
-        self.alpn = AlpnLog()
+        self.alpn = alpn
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         self._iterations += 1
@@ -101,23 +109,26 @@ class _PatchSession:
 async def reads(mode: Mode, target: Target, *, keep_alive: bool) -> AsyncIterator[Session]:
     """Per command a GET of its interface in the mode's encoding, on a new TCP + TLS
     connection per request or on one kept (``keep_alive``)."""
+    alpn = AlpnLog()
     async with new_client(target, keep_alive=keep_alive) as client:
-        interfaces = list(await discover(client))
-        yield _ReadSession(client, interfaces, mode.restconf_encoding())
+        interfaces = list(await discover(client, alpn))
+        yield _ReadSession(client, interfaces, mode.restconf_encoding(), alpn)
 
 
 @asynccontextmanager
 async def patch_batch(mode: Mode, target: Target) -> AsyncIterator[Session]:
     """Per iteration one PATCH of the native tree with every command's description; the
     originals read before and restored after with one YANG Patch."""
+    alpn = AlpnLog()
     async with new_client(target, keep_alive=True) as client:
-        originals = await discover(client)
+        originals = await discover(client, alpn)
         try:
-            yield _PatchSession(client, list(originals))
+            yield _PatchSession(client, list(originals), alpn)
         finally:
             response = await client.patch(
                 NATIVE_PATH,
                 content=restore_patch(originals),
                 headers={"Content-Type": YANG_PATCH_JSON, "Accept": MEDIA["json"]},
             )
+            note_alpn(alpn, response)
             check_restored(response.status_code, response.text)
