@@ -5,7 +5,7 @@ RUNNER_TEST_IMAGE ?= transport-lab/bench-runner-test:dev
 
 .PHONY: bench-matrix bench-smoke bench-targets fleet-inventory bench-fleet runner-test-image test-runner docs-modes lint-runner \
 	test-sink-spool test-faults \
-	test-verdicts bench-verdicts
+	test-verdicts test-precision bench-verdicts
 
 runner-test-image: .env
 	$(TEST_COMPOSE) --profile tools build bench-runner
@@ -97,6 +97,13 @@ VERDICTS_NET ?= 198.18.105
 test-verdicts: build runner-test-image ## Quiet nights, then a slower device: only the delayed modes regress
 	LAB_TEST_NET=$(VERDICTS_NET) VERDICTS_COMPOSE="$(VERDICTS_COMPOSE)" \
 	  bench-runner/tests/e2e/verdicts.sh
+
+PRECISION_COMPOSE ?= $(COMPOSE) -p transport-lab-precision -f compose.yaml -f compose.test.yaml
+PRECISION_NET ?= 198.18.109
+
+test-precision: build runner-test-image ## Until precise: a quiet mode stops early, a jittered one runs to its cap and says so
+	LAB_TEST_NET=$(PRECISION_NET) PRECISION_COMPOSE="$(PRECISION_COMPOSE)" \
+	  bench-runner/tests/e2e/precision.sh
 
 bench-verdicts: build ## The verdict gate on seeded synthetic nights: detection and false alarms (results/bench-verdicts/)
 	$(COMPOSE) run --rm --no-deps --entrypoint python3 bench-runner \

@@ -18,6 +18,7 @@ log() { echo "device entrypoint: $*" >&2; }
 : "${DEVICE_PLATFORM:=cisco_iosxe}"
 : "${DEVICE_NETCONF_BASE:=1.1}"
 : "${DEVICE_COMMAND_DELAY_MS:=0}"
+: "${DEVICE_COMMAND_JITTER_MS:=0}"
 : "${DEVICE_FLEET_SIZE:=1}"
 : "${DEVICE_FLEET_ADDRESSES:=}"
 : "${DEVICE_CRYPTO_PROFILE:=}"
@@ -39,6 +40,9 @@ log() { echo "device entrypoint: $*" >&2; }
     die "DEVICE_NETCONF_BASE must be 1.0 or 1.1 (got '$DEVICE_NETCONF_BASE')"
 if ! [[ "$DEVICE_COMMAND_DELAY_MS" =~ ^[0-9]{1,5}$ ]] || (( 10#$DEVICE_COMMAND_DELAY_MS > 60000 )); then
     die "DEVICE_COMMAND_DELAY_MS must be 0..60000 (got '$DEVICE_COMMAND_DELAY_MS')"
+fi
+if ! [[ "$DEVICE_COMMAND_JITTER_MS" =~ ^[0-9]{1,5}$ ]] || (( 10#$DEVICE_COMMAND_JITTER_MS > 60000 )); then
+    die "DEVICE_COMMAND_JITTER_MS must be 0..60000 (got '$DEVICE_COMMAND_JITTER_MS')"
 fi
 # Crypto profiles (emulator/README.md, Crypto profiles): only their form here, which keeps the
 # settings file valid JSON; `device fleet` checks the names and the devices they are for.
@@ -138,6 +142,7 @@ write_settings() {
   "config_socket": "$RUN_DIR/config.sock",
   "netconf_base": "$DEVICE_NETCONF_BASE",
   "command_delay_ms": $((10#$DEVICE_COMMAND_DELAY_MS)),
+  "command_jitter_ms": $((10#$DEVICE_COMMAND_JITTER_MS)),
   "fleet_size": $DEVICE_FLEET_SIZE,
   "fleet_addresses": "$DEVICE_FLEET_ADDRESSES",
   "crypto_profile": "$DEVICE_CRYPTO_PROFILE",

@@ -5,7 +5,10 @@ would look at it: every variable's query is run and offers the run under test, t
 variables are set to that run (the others to All), and every panel's query, resolved as
 Grafana resolves it (grafana_templating.py), must return data. Panels that compare series
 must show each measured (mode, client and version, parameters) once, and only those.
-The generator's own tests (make test-dashboards) check the JSON itself.
+Every figure shown with its 95 % interval (a p50, a p95, a ratio) is checked once more after
+a run long enough for every interval to exist: each interval column returns values, and each
+interval holds its figure. The generator's own tests (make test-dashboards) check the JSON
+itself.
 """
 
 import json
@@ -18,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from conftest import BenchRun, influx_query, prom_query
+from conftest import BenchRun, bench, influx_query, prom_query
 from grafana_templating import Selection, interpolate
 
 GRAFANA_DIR = Path("/grafana")
@@ -47,14 +50,47 @@ CONTEXTS: dict[str, tuple[str, ...]] = {
 # expected there.
 ACROSS_RUNS = {"nightly-trends"}
 PROMETHEUS_WAIT_S = 60.0
+# A run in which every interval exists: a p95's needs about 72 iterations (the chance that
+# all of them fall below the p95, 0.95^n, under 2.5 %). One series of each dashboard's modes,
+# https/keep-alive with a second library for the times-the-floor ratio, the baseline for the
+# speedup; two commands, as the smoke plan, to keep it short.
+PRECISION_ITERATIONS = 80
+PRECISION_MODES = (
+    "ssh/pty-fresh",
+    "https/keep-alive",
+    "netconf/reuse-session",
+    "netconf/edit-commit",
+    "gnmi/reuse-conn",
+    "gnmi/set-batch",
+    "gnmi/stream",
+    "tunnel/bulk",
+    "tunnel/request",
+)
+PRECISION_CLIENTS = ("asyncssh", "httpx", "requests", "grpc-go")
+INTERVAL_LOW, INTERVAL_HIGH = " CI low", " CI high"
+WITHOUT_INTERVALS = {"resources"}
+"""Dashboards of no figure with an interval: CPU and memory, not times."""
+STOP_REASONS = {"precise", "max", "cap", "fixed", "aborted"}
+NOISE_VERDICTS = {"speedup": "vs baseline", "\u00d7 floor": "vs floor client"}
+"""A ratio's column and the column saying whether its interval holds 1 (0: within noise)."""
+
+
+def _has_intervals(run: BenchRun) -> bool:
+    """Some published p50 of the run has its 95 % interval (6 iterations or more)."""
+    return any(
+        mode["stats"]["p50_ci_low_ms"] is not None
+        for mode in run.results["modes"]
+        if mode["published"]
+    )
 
 
 def may_be_empty(expression: str, run: BenchRun) -> bool:
     """Prometheus panels that are empty by design for this run: round trips of the RTT
-    without added delay, and the nfq delayer's counters under the tc engine or at `local`
-    (nothing to delay: netem stops the delayers)."""
-    if "round_trips:ratio" in expression:
-        return run.profile == "local"
+    (figures over a configured RTT above 0) without added delay, the ends of the p50's
+    interval in a run too short for any, and the nfq delayer's counters under the tc engine
+    or at `local` (nothing to delay: netem stops the delayers)."""
+    if "configured_rtt_seconds" in expression:
+        return run.profile == "local" or ("_ci_" in expression and not _has_intervals(run))
     if "netem_delayer_" in expression:
         return run.results["profile"]["engine"] != "nfq" or run.profile == "local"
     return False
@@ -227,3 +263,91 @@ def test_runs_are_annotated(
 
 def test_every_dashboard_is_looked_at() -> None:
     assert set(DASHBOARDS) == set(CONTEXTS)
+
+
+@pytest.fixture(scope="module")
+def precision_run(every_mode_sweep: dict[str, BenchRun]) -> BenchRun:
+    """After the shared runs (never beside them): every interval of every dashboard exists."""
+    run = bench(
+        "local",
+        "--modes",
+        ",".join(PRECISION_MODES),
+        "--clients",
+        ",".join(PRECISION_CLIENTS),
+        "--commands",
+        "show version;show clock",
+        name="e2e-precision",
+        iterations=PRECISION_ITERATIONS,
+        warmup=1,
+    )
+    assert run.exit_code == 0, run.output[-3000:]
+    return run
+
+
+def _interval_figures(row: dict[str, Any]) -> list[str]:
+    return [
+        name for name in row if f"{name}{INTERVAL_LOW}" in row and f"{name}{INTERVAL_HIGH}" in row
+    ]
+
+
+def _at_most(a: float, b: float) -> bool:
+    """a <= b, but for the last bits of a figure the runner and InfluxDB computed apart."""
+    return a <= b + 1e-9 * abs(b)
+
+
+def _check_intervals(title: str, rows: list[dict[str, Any]]) -> None:
+    """Each interval column has values, each interval holds its figure, and a ratio's verdict
+    says within noise exactly when its interval holds 1."""
+    figures = _interval_figures(rows[0])
+    assert figures, (title, "no interval in its columns", sorted(rows[0]))
+    for name in figures:
+        low, high = f"{name}{INTERVAL_LOW}", f"{name}{INTERVAL_HIGH}"
+        complete = [row for row in rows if None not in (row[low], row[name], row[high])]
+        assert complete, (title, name, "no interval returned")
+        for row in complete:
+            assert _at_most(row[low], row[name]), (title, row)
+            assert _at_most(row[name], row[high]), (title, row)
+            verdict = NOISE_VERDICTS.get(name)
+            if verdict in row:
+                assert (row[verdict] == 0) == (row[low] <= 1 <= row[high]), (title, row)
+    if "stopped" in rows[0]:
+        assert {row["stopped"] for row in rows} <= STOP_REASONS, title
+        assert {row["iterations"] for row in rows} == {PRECISION_ITERATIONS}, title
+
+
+def _of_run(
+    rows: list[dict[str, Any]], run: BenchRun, series: frozenset[str]
+) -> list[dict[str, Any]]:
+    """The rows of ``run``'s series: a dashboard across runs returns other runs' too."""
+    return [
+        row
+        for row in rows
+        if row.get("run_id", run.run_id) == run.run_id and row.get("series", "") in series | {""}
+    ]
+
+
+def _shows_intervals(target: dict[str, Any]) -> bool:
+    return INTERVAL_LOW in str(target.get("query") or "")
+
+
+@pytest.mark.parametrize("name", sorted(set(DASHBOARDS) - WITHOUT_INTERVALS))
+def test_every_interval_is_shown(name: str, precision_run: BenchRun) -> None:
+    looked_at = view(name, precision_run, [precision_run])
+    checked = 0
+    for panel in _panels(looked_at.dashboard):
+        repeat = panel.get("repeat")
+        for target in filter(_shows_intervals, panel["targets"]):
+            clones = looked_at.selections[repeat].options if repeat else (None,)
+            if repeat == "series":
+                clones = tuple(value for value in clones if value in looked_at.series)
+            for value in clones:
+                selections = dict(looked_at.selections)
+                if repeat:
+                    selections[repeat] = Selection((str(value),), (str(value),))
+                scoped = View(looked_at.dashboard, selections, looked_at.series)
+                query = scoped.resolve(target["query"], "influxdb", repeat)
+                rows = _of_run(_influx_rows(query), precision_run, looked_at.series)
+                assert rows, (panel["title"], value, query)
+                _check_intervals(panel["title"], rows)
+                checked += 1
+    assert checked, name

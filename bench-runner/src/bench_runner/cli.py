@@ -50,6 +50,7 @@ from bench_runner.nightly.job import nightly as nightly_job
 from bench_runner.nightly.schedule import ScheduleError, crontab
 from bench_runner.payloads import BulkSize
 from bench_runner.plan import BUILTIN_PLANS, Plan, PlanError, load_plan, override
+from bench_runner.precision_table import precision_markdown
 from bench_runner.prune import delete, old_runs
 from bench_runner.report import load_runs
 from bench_runner.reproduce.figures import load_documents
@@ -186,8 +187,46 @@ def run(
     ] = None,
     iterations: Annotated[
         int | None,
-        typer.Option(min=1, help="measured iterations per mode; " + _default(DEFAULTS.iterations)),
+        typer.Option(
+            min=1,
+            help="a fixed count of measured iterations per mode, whatever the precision; "
+            "default: the plan's, else until the median is precise (--precision)",
+        ),
         PlanField("iterations"),
+    ] = None,
+    precision: Annotated[
+        float | None,
+        typer.Option(
+            min=0.01,
+            help="measure each mode until its median's 95 % interval is within this many "
+            "percent of it; " + _default(DEFAULTS.precision_pct),
+        ),
+        PlanField("precision_pct"),
+    ] = None,
+    min_iterations: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="fewest measured iterations per mode; " + _default(DEFAULTS.min_iterations)
+        ),
+        PlanField("min_iterations"),
+    ] = None,
+    max_iterations: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="most measured iterations per mode when not precise; "
+            + _default(DEFAULTS.max_iterations),
+        ),
+        PlanField("max_iterations"),
+    ] = None,
+    mode_time_cap: Annotated[
+        float | None,
+        typer.Option(
+            min=1.0,
+            help="seconds of measured iterations after which a mode stops short of its "
+            "precision; " + _default(DEFAULTS.mode_time_cap_s),
+        ),
+        PlanField("mode_time_cap_s"),
     ] = None,
     warmup: Annotated[
         int | None,
@@ -572,6 +611,26 @@ def crypto_table(
     except NotACryptoSweepError as exc:
         raise _fail(str(exc), EXIT_USAGE) from exc
     console.print(f"crypto sweep of {count} run(s) written to {path}")
+
+
+@app.command(name="precision-table")
+def precision_table(
+    run_ids: Annotated[
+        list[str],
+        typer.Argument(help="run ids or run id prefixes under $RESULTS_DIR, in the table's order"),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(help="default: $RESULTS_DIR/<first RUN_ID>/precision.md"),
+    ] = None,
+) -> None:
+    """Per run: minutes, series, iterations, how many p50s are within their target
+    half-width, why the modes stopped: an adaptive run beside a fixed-count one."""
+    path, count = _write_page(
+        "precision-table", run_ids, output, "precision.md", precision_markdown
+    )
+    console.print(path.read_text(encoding="utf-8"))
+    console.print(f"precision of {count} run(s) written to {path}")
 
 
 def _write_page(

@@ -30,15 +30,31 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
+def _interval(low: float | None, high: float | None) -> str:
+    """An interval's ends; "-" when too few samples give none."""
+    return "-" if low is None or high is None else f"{low:.1f}-{high:.1f}"
+
+
+def _precision(mode: ModeResult) -> str:
+    """The median's half-width and why the iterations stopped, in yellow when short of
+    its target."""
+    precision = mode.precision
+    half_width = mode.stats.p50_ci_half_width_pct
+    if precision is None:
+        return "-"
+    text = f"{'-' if half_width is None else f'{half_width:.1f}'} ({precision.stop_reason})"
+    return text if precision.precise else f"[yellow]{text}"
+
+
 def _key(mode: Mode) -> str:
     return mode.label()
 
 
 class ModeProgress:
-    """One bar per mode, counting warm-up and measured iterations (``iterations(mode)``),
-    with an error count."""
+    """One bar per mode, counting warm-up and measured iterations (``iterations(mode)``; a
+    bar without a total when the mode's precision decides), with an error count."""
 
-    def __init__(self, modes: Sequence[Mode], iterations: Callable[[Mode], int]) -> None:
+    def __init__(self, modes: Sequence[Mode], iterations: Callable[[Mode], int | None]) -> None:
         self.progress = Progress(
             TextColumn("{task.description:<28}"),
             BarColumn(),
@@ -78,6 +94,8 @@ def summary_table(run: RunResult) -> Table:
         "err",
         "excl",
         "p50 ms",
+        "p50 95% CI",
+        "±% (stop)",
         "p95 ms",
         "p99 ms",
         "sd ms",
@@ -96,6 +114,9 @@ def summary_table(run: RunResult) -> Table:
         rtt = mode.verified_rtt_ms
         ratio = "-" if stats.p50_ms is None or not rtt else f"{stats.p50_ms / rtt:.1f}"
         speedup = "-" if mode.speedup_vs_baseline is None else f"{mode.speedup_vs_baseline:.2f}x"
+        if mode.speedup_vs_baseline_ci is not None:
+            low, high = mode.speedup_vs_baseline_ci
+            speedup += f" ({low:.2f}-{high:.2f})"
         resources = mode.resources
         table.add_row(
             " ".join([mode.mode, *(f"{k}={v}" for k, v in mode.parameter_tags().items())]),
@@ -105,6 +126,8 @@ def summary_table(run: RunResult) -> Table:
             str(stats.errors),
             str(stats.excluded),
             _ms(stats.p50_ms),
+            _interval(stats.p50_ci_low_ms, stats.p50_ci_high_ms),
+            _precision(mode),
             _ms(stats.p95_ms),
             _ms(stats.p99_ms),
             _ms(stats.stddev_ms),
@@ -268,6 +291,7 @@ def report_table(runs: Sequence[RunFigures]) -> Table:
         "mode",
         "client",
         "p50 ms",
+        "p50 95% CI",
         "bound ms",
         "p50/bound",
         "overhead %",
@@ -284,6 +308,7 @@ def report_table(runs: Sequence[RunFigures]) -> Table:
                 mode.mode,
                 mode.client,
                 _ms(mode.p50_ms),
+                _interval(mode.p50_ci_low_ms, mode.p50_ci_high_ms),
                 _ms(mode.bound_ms),
                 "-" if ratio is None else f"{ratio:.2f}",
                 "-" if mode.overhead_pct is None else f"{mode.overhead_pct:.2f}",
@@ -359,7 +384,7 @@ class ConsolePresenter:
 
     @contextmanager
     def measuring(
-        self, modes: Sequence[Mode], iterations: Callable[[Mode], int]
+        self, modes: Sequence[Mode], iterations: Callable[[Mode], int | None]
     ) -> Iterator[Callable[[Mode], Callable[[bool], None]]]:
         progress = ModeProgress(modes, iterations)
         with progress.progress:

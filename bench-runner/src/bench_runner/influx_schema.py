@@ -181,6 +181,24 @@ class SummaryField:
     HANDSHAKES = "handshakes"
     """Connections whose handshake the capture read whole (``HANDSHAKE_TAGS`` say what
     they negotiated)."""
+    P50_CI_LOW_MS = "p50_ci_low_ms"
+    """The ends of the 95 % intervals of p50, p95 and p99 (stats.py); absent with too few
+    samples for one."""
+    P50_CI_HIGH_MS = "p50_ci_high_ms"
+    P95_CI_LOW_MS = "p95_ci_low_ms"
+    P95_CI_HIGH_MS = "p95_ci_high_ms"
+    P99_CI_LOW_MS = "p99_ci_low_ms"
+    P99_CI_HIGH_MS = "p99_ci_high_ms"
+    P50_CI_HALF_WIDTH_PCT = "p50_ci_half_width_pct"
+    PRECISION_TARGET_PCT = "precision_target_pct"
+    PRECISE = "precise"
+    """1 when the median reached its target half-width, else 0."""
+    STOP_REASON = "stop_reason"
+    """Why the iterations stopped: precise, max, cap, fixed or aborted (a string)."""
+    SPEEDUP_VS_BASELINE_CI_LOW = "speedup_vs_baseline_ci_low"
+    SPEEDUP_VS_BASELINE_CI_HIGH = "speedup_vs_baseline_ci_high"
+    P50_VS_FLOOR_CI_LOW = "p50_vs_floor_ci_low"
+    P50_VS_FLOOR_CI_HIGH = "p50_vs_floor_ci_high"
 
 
 class VerdictField:

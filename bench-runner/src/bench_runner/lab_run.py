@@ -76,9 +76,10 @@ class Presenter(Protocol):
         ...
 
     def measuring(
-        self, modes: Sequence[Mode], iterations: Callable[[Mode], int]
+        self, modes: Sequence[Mode], iterations: Callable[[Mode], int | None]
     ) -> AbstractContextManager[Callable[[Mode], Callable[[bool], None]]]:
-        """While the modes run: the callback each mode reports its iterations to."""
+        """While the modes run: the callback each mode reports its iterations to
+        (``iterations``: how many a mode runs, None when its precision decides)."""
         ...
 
     def job_done(self, result: RunResult, verdicts: str, files: Path) -> None:
@@ -384,7 +385,7 @@ def _run_job(
 
     run_plan = RunPlan(
         tuple(plan.commands),
-        plan.iterations,
+        plan.stopping_rule(),
         plan.warmup,
         plan.timeout_s,
         rtt_gate=job.profile is not None,
@@ -506,9 +507,11 @@ async def _measure(
     guard: ProfileGuard | None,
     presenter: Presenter,
 ) -> list[ModeRun]:
-    def iterations(mode: Mode) -> int:
-        mode_plan = plan.for_mode(mode)
-        return mode_plan.warmup + mode_plan.iterations
+    def iterations(mode: Mode) -> int | None:
+        stopping = plan.for_mode(mode).stopping
+        if stopping.fixed_iterations is None:
+            return None
+        return plan.warmup + stopping.fixed_iterations
 
     with presenter.measuring(modes, iterations) as on_iteration:
         return [

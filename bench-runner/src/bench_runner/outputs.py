@@ -83,6 +83,15 @@ MODE_COLUMNS = (
     *timeline.SUMMARY_COLUMNS,
     "excluded",
     *handshake_model.COLUMNS,
+    "p50_ci_low_ms",
+    "p50_ci_high_ms",
+    "p95_ci_low_ms",
+    "p95_ci_high_ms",
+    "p50_ci_half_width_pct",
+    "precision_target_pct",
+    "stop_reason",
+    "speedup_ci_low",
+    "speedup_ci_high",
 )
 
 
@@ -136,6 +145,22 @@ def iteration_rows(run: RunResult, mode_runs: list[ModeRun]) -> list[dict[str, A
     return rows
 
 
+def _precision_columns(mode: ModeResult) -> dict[str, Any]:
+    stats = mode.stats
+    speedup = mode.speedup_vs_baseline_ci
+    return {
+        "p50_ci_low_ms": stats.p50_ci_low_ms,
+        "p50_ci_high_ms": stats.p50_ci_high_ms,
+        "p95_ci_low_ms": stats.p95_ci_low_ms,
+        "p95_ci_high_ms": stats.p95_ci_high_ms,
+        "p50_ci_half_width_pct": stats.p50_ci_half_width_pct,
+        "precision_target_pct": mode.precision.target_half_width_pct if mode.precision else None,
+        "stop_reason": mode.precision.stop_reason if mode.precision else None,
+        "speedup_ci_low": speedup[0] if speedup else None,
+        "speedup_ci_high": speedup[1] if speedup else None,
+    }
+
+
 def mode_rows(run: RunResult) -> list[dict[str, Any]]:
     rows = []
     for mode in run.modes:
@@ -185,6 +210,7 @@ def mode_rows(run: RunResult) -> list[dict[str, Any]]:
                 **phases.summary_fields(mode.phases),
                 "series": mode.series,
                 "p50_vs_floor": mode.p50_vs_floor,
+                **_precision_columns(mode),
                 "rtt_model_local_p50_ms": model.local_p50_ms if model else None,
                 "rtt_model_round_trips": model.round_trips if model else None,
                 "rtt_model_p50_ms": model.predicted_p50_ms if model else None,

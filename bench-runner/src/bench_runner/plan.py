@@ -1,5 +1,9 @@
 """Plan files: profiles x modes x clients x iterations x commands, as YAML.
 
+A mode measures until its median is precise (``precision_pct``: the half-width of its 95 %
+interval in percent of it, with ``min_iterations``, ``max_iterations`` and
+``mode_time_cap_s`` bounding it; precision.py), unless ``iterations`` sets a fixed count.
+
 Every field is optional; a missing field takes its default in ``Plan``, which is where the
 defaults are written (the ``default`` plan is ``Plan()``; the CLI's help texts show them).
 ``modes`` is a list of mode names, ``all`` (every mode) or ``default`` (the six original
@@ -26,9 +30,16 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bench_runner.payloads import BulkSize
+from bench_runner.precision import (
+    DEFAULT_MAX_ITERATIONS,
+    DEFAULT_MIN_ITERATIONS,
+    DEFAULT_TARGET_PCT,
+    DEFAULT_TIME_CAP_S,
+    StoppingRule,
+)
 from bench_runner.verdicts.config import VerdictConfig
 
 BUILTIN_PLANS = (
@@ -66,7 +77,15 @@ class Plan(BaseModel):
     profiles: list[str] = Field(default_factory=lambda: ["local"], min_length=1)
     modes: list[str] | Literal["all", "default"] = "default"
     clients: list[str] | Literal["all", "floor"] = "floor"
-    iterations: int = Field(default=20, ge=1)
+    iterations: int | None = Field(default=None, ge=1)
+    """A fixed count of measured iterations per mode; None: until precise."""
+    precision_pct: float = Field(default=DEFAULT_TARGET_PCT, gt=0, le=100)
+    """The median's 95 % interval's half-width to reach, in percent of the median."""
+    min_iterations: int = Field(default=DEFAULT_MIN_ITERATIONS, ge=1)
+    max_iterations: int = Field(default=DEFAULT_MAX_ITERATIONS, ge=1)
+    mode_time_cap_s: float = Field(default=DEFAULT_TIME_CAP_S, gt=0)
+    """Measured time after which a mode stops short of its precision (the iteration
+    running then ends first)."""
     warmup: int = Field(default=2, ge=0)
     commands: list[str] = Field(
         default_factory=lambda: [
@@ -122,6 +141,25 @@ class Plan(BaseModel):
             raise ValueError("commands must not be blank")
         return stripped
 
+    @model_validator(mode="after")
+    def _minimum_within_maximum(self) -> "Plan":
+        if self.min_iterations > self.max_iterations:
+            raise ValueError(
+                f"min_iterations ({self.min_iterations}) exceeds max_iterations "
+                f"({self.max_iterations})"
+            )
+        return self
+
+    def stopping_rule(self) -> StoppingRule:
+        """When each mode's measured iterations stop."""
+        return StoppingRule(
+            target_half_width_pct=self.precision_pct,
+            fixed_iterations=self.iterations,
+            min_iterations=self.min_iterations,
+            max_iterations=self.max_iterations,
+            time_cap_s=self.mode_time_cap_s,
+        )
+
     def mode_names(self) -> list[str] | None:
         """None for the default six, ``["all"]`` for every mode, else the names."""
         if self.modes == "default":
@@ -174,10 +212,17 @@ def parse_plan(text: str, source: str) -> Plan:
         raise PlanError(f"{source}: {problems(exc)}") from exc
 
 
+PRECISION_FIELDS = ("precision_pct", "min_iterations", "max_iterations", "mode_time_cap_s")
+
+
 def override(plan: Plan, overrides: Mapping[str, object]) -> Plan:
-    """``plan`` with ``overrides`` (command-line options) in place of its values."""
+    """``plan`` with ``overrides`` (command-line options) in place of its values. Asking for
+    a precision without a count measures until precise, even where the plan fixes one."""
+    adaptive = "iterations" not in overrides and any(f in overrides for f in PRECISION_FIELDS)
     try:
-        return Plan.model_validate({**plan.model_dump(), **overrides})
+        return Plan.model_validate(
+            {**plan.model_dump(), **overrides, **({"iterations": None} if adaptive else {})}
+        )
     except ValidationError as exc:
         raise PlanError(f"invalid option: {problems(exc)}") from exc
 

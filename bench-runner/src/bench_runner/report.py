@@ -29,6 +29,9 @@ class ModeFigures:
     p50_ms: float | None
     bound_ms: float | None
     overhead_pct: float | None
+    p50_ci_low_ms: float | None = None
+    """The p50's 95 % interval; None with too few samples and before schema version 5."""
+    p50_ci_high_ms: float | None = None
 
     @property
     def p50_over_bound(self) -> float | None:
@@ -74,7 +77,15 @@ def mode_figures(run_id: str, profile: str, mode: dict[str, Any]) -> ModeFigures
         inside_ms = sum(samples)
         overhead = 100.0 * (resources["elapsed_s"] * 1000.0 - inside_ms) / inside_ms
     return ModeFigures(
-        run_id, profile, mode["mode"], mode["client"], stats.get("p50_ms"), bound, overhead
+        run_id,
+        profile,
+        mode["mode"],
+        mode["client"],
+        stats.get("p50_ms"),
+        bound,
+        overhead,
+        stats.get("p50_ci_low_ms"),
+        stats.get("p50_ci_high_ms"),
     )
 
 

@@ -1,4 +1,4 @@
-"""The results document (schema_version 4, documented field by field in SCHEMA.md) and
+"""The results document (schema_version 5, documented field by field in SCHEMA.md) and
 the measured iterations behind it (iterations.csv and InfluxDB's ``iteration`` points)."""
 
 import os
@@ -12,17 +12,18 @@ from typing import Any
 from pydantic import BaseModel, computed_field
 
 from bench_runner.phases import PhaseSummary
+from bench_runner.precision import Precision
 from bench_runner.resources import ResourceUsage
 from bench_runner.roundtrips import RoundTrips
 from bench_runner.rtt_model import RttModel, predict
 from bench_runner.rtt_probe import RttCheck, RttProbe
-from bench_runner.stats import Stats
+from bench_runner.stats import Stats, ratio_interval
 from bench_runner.verdicts.model import Verdict
 from bench_runner.wire.handshake_model import Handshakes
 from bench_runner.wire.model import WireCounts, WireIteration
 from bench_runner.wire.timeline import TimeSplit, TimeSplits
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 class LabInfo(BaseModel):
@@ -106,6 +107,8 @@ class ModeResult(BaseModel):
     published: bool = True
     """False when the verified-RTT gate failed: results.json keeps the mode, sinks do not."""
     speedup_vs_baseline: float | None = None
+    speedup_vs_baseline_ci: tuple[float, float] | None = None
+    """The speedup's 95 % interval (``stats.ratio_interval``); null with too few samples."""
     resources: ResourceUsage | None = None
     round_trips: RoundTrips | None = None
     """Round trips counted on the client's socket, per successful measured iteration
@@ -133,6 +136,8 @@ class ModeResult(BaseModel):
     """p50 over the p50 of the same mode and parameters measured with the floor client in
     the same run (1.0 for the floor client itself): what the library costs; null when the
     run has no floor measurement of it."""
+    p50_vs_floor_ci: tuple[float, float] | None = None
+    """``p50_vs_floor``'s 95 % interval; null with too few samples on either side."""
     rtt_model: RttModel | None = None
     """p50 predicted from the same measurement at ``local`` in the same sweep plus the
     round trips times the added RTT; null without a ``local`` reference or samples."""
@@ -146,6 +151,9 @@ class ModeResult(BaseModel):
     """What the mode's connections negotiated (SSH algorithms, TLS version, cipher, group,
     ALPN, resumption), from the wire and, for ALPN, the client library; null when the mode
     was not measured (and in results written before schema version 4)."""
+    precision: Precision | None = None
+    """How the iterations were counted (adaptive or fixed), why they stopped and the
+    median's precision reached; null in results written before schema version 5."""
 
     def parameter_tags(self) -> dict[str, str]:
         """``parameters`` as text, for InfluxDB tags and Prometheus labels: the series of
@@ -246,21 +254,28 @@ def apply_baseline(modes: list[ModeResult], baseline_mode: str) -> BaselineInfo 
     for mode in modes:
         if base_p50 is not None and mode.stats.p50_ms:
             mode.speedup_vs_baseline = base_p50 / mode.stats.p50_ms
+            # The baseline against itself is exactly 1: the same samples, not two draws.
+            mode.speedup_vs_baseline_ci = (
+                (1.0, 1.0) if mode is base else ratio_interval(base.samples_ms, mode.samples_ms)
+            )
     return BaselineInfo(mode=base.mode, client=base.client, p50_ms=base_p50)
 
 
 def apply_floor_ratio(modes: list[ModeResult], floor_clients: Mapping[str, str]) -> None:
     """Set ``p50_vs_floor`` of every mode whose floor measurement (``floor_clients``: mode
     name -> its floor client) is in ``modes`` with samples."""
-    floor_p50 = {
-        (mode.mode, tuple(mode.parameter_tags().items())): mode.stats.p50_ms
+    floors = {
+        (mode.mode, tuple(mode.parameter_tags().items())): mode
         for mode in modes
         if floor_clients.get(mode.mode) == mode.client
     }
     for mode in modes:
-        base = floor_p50.get((mode.mode, tuple(mode.parameter_tags().items())))
-        if base and mode.stats.p50_ms is not None:
-            mode.p50_vs_floor = mode.stats.p50_ms / base
+        floor = floors.get((mode.mode, tuple(mode.parameter_tags().items())))
+        if floor is not None and floor.stats.p50_ms and mode.stats.p50_ms is not None:
+            mode.p50_vs_floor = mode.stats.p50_ms / floor.stats.p50_ms
+            mode.p50_vs_floor_ci = (
+                (1.0, 1.0) if mode is floor else ratio_interval(mode.samples_ms, floor.samples_ms)
+            )
 
 
 LOCAL_PROFILE = "local"

@@ -4,6 +4,7 @@ the assembly of its result from the records. Every failure is recorded with its 
 makes the mode not ok; nothing is retried."""
 
 import asyncio
+import itertools
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
@@ -14,6 +15,7 @@ from bench_runner.alpn import AlpnReportingSession
 from bench_runner.modes import Mode, Session, Target
 from bench_runner.modes.base import SelfTimedSession, StreamRate, StreamRateSession, Transport
 from bench_runner.phases import PhasedSession, summarize_phases
+from bench_runner.precision import StoppingRule, StopReason
 from bench_runner.profile_guard import ProfileGuard
 from bench_runner.profile_watch import ProfileWatch
 from bench_runner.resources import ResourceMonitor, ResourceUsage
@@ -46,7 +48,8 @@ RTT_REPROBE_PAUSE_S = 1.0
 @dataclass(frozen=True)
 class RunPlan:
     commands: tuple[str, ...]
-    iterations: int
+    stopping: StoppingRule
+    """When the measured iterations stop: a fixed count, or once the median is precise."""
     warmup: int
     iteration_timeout_s: float
     rtt_gate: bool = True
@@ -58,14 +61,16 @@ class RunPlan:
     configured_jitter_ms: float = 0.0
     """The profile's jitter: the RTT gate's fastest connect may be this much faster."""
     bulk_iterations: int | None = None
-    """Measured iterations of the modes that move a payload (a plan's
-    ``tunnel_bulk_iterations``: a 1 GB download is not repeated 20 times); None: as the
-    others."""
+    """A fixed count of measured iterations for the modes that move a payload (a plan's
+    ``tunnel_bulk_iterations``: a 1 GB download is not repeated until precise); None: as
+    the others."""
 
     def for_mode(self, mode: Mode) -> "RunPlan":
         """The plan as it applies to ``mode``."""
         if mode.transfer_bytes() is not None and self.bulk_iterations is not None:
-            return replace(self, iterations=self.bulk_iterations)
+            return replace(
+                self, stopping=replace(self.stopping, fixed_iterations=self.bulk_iterations)
+            )
         return self
 
 
@@ -179,6 +184,8 @@ class Measurement:
     """None when the session failed before the measured iterations ended."""
     wire: WireCounts
     handshakes: Handshakes
+    stop_reason: StopReason
+    """Why the measured iterations ended."""
     stream: StreamRate | None = None
     """A streaming mode's update rate, measured as its session closed."""
 
@@ -211,6 +218,7 @@ async def measure(
     alpn: Counter[str | None] | None = None  # the library's, if it reports them
     handshakes = unavailable(wire_reason)
     rate_session: StreamRateSession | None = None
+    stop_reason: StopReason | None = None  # None until the rule ends the loop: aborted
     try:
         async with mode.session(target) as session:
             if isinstance(session, StreamRateSession):
@@ -227,7 +235,8 @@ async def measure(
             phases = session.phases if isinstance(session, PhasedSession) else None
             watch = ProfileWatch(guard, reverify, records, errors) if guard is not None else None
             async with ResourceMonitor(plan.device_metrics_url) as monitor:
-                for iteration in range(1, plan.iterations + 1):
+                first_started = time.monotonic()
+                for iteration in itertools.count(1):
                     if watch is not None and watch.due() and not await watch.confirm(recover=True):
                         break
                     # Forget setup and earlier traffic: every count starts here.
@@ -260,6 +269,13 @@ async def measure(
                     if error is not None:
                         errors.append(f"iteration {iteration}: {error}")
                     on_iteration(error is None)
+                    stop_reason = plan.stopping.stop_reason(
+                        [record.wall_ms for record in records if record.ok],
+                        iteration,
+                        time.monotonic() - first_started,
+                    )
+                    if stop_reason is not None:
+                        break
                 if watch is not None:
                     await watch.confirm(recover=False)
             resources = monitor.usage
@@ -284,6 +300,7 @@ async def measure(
         resources,
         wire_counts(capture, wire_reason, succeeded),
         handshakes,
+        stop_reason or "aborted",
         rate_session.stream if rate_session is not None else None,
     )
 
@@ -324,7 +341,7 @@ def assemble(
         client=mode.client,
         client_version=mode.client_version(),
         description=mode.description,
-        iterations=plan.iterations,
+        iterations=len(records),
         warmup=plan.warmup,
         commands=list(plan.commands),
         configured_rtt_ms=configured_rtt_ms,
@@ -352,6 +369,9 @@ def assemble(
         wire=measurement.wire if measurement is not None else None,
         handshakes=measurement.handshakes if measurement is not None else None,
         stream=stream_summary(measurement.stream if measurement is not None else None),
+        precision=plan.stopping.outcome(
+            samples_ms, measurement.stop_reason if measurement is not None else "aborted"
+        ),
         phases=summarize_phases([record.phases or {} for record in succeeded]),
         time_split=summarize_splits(gate.verified_rtt_ms, splits)
         if gate.verified_rtt_ms is not None

@@ -21,6 +21,7 @@ REPORTED_POINTS = int(os.environ.get("VERDICTS_POINTS") or "0")
 DELAYED = {"https/keep-alive", "ssh/reuse-conn"}
 """Modes whose commands go through the device's command engine, which DEVICE_COMMAND_DELAY_MS
 delays; netconf/reuse-session's RPCs do not."""
+QUIET_VERDICTS = {"unchanged", "within_noise"}
 PROMETHEUS_URL = os.environ.get("PROMETHEUS_URL", "http://prometheus:9090")
 
 
@@ -73,14 +74,16 @@ def test_only_the_delayed_modes_regressed() -> None:
         assert verdict["verdict"] == "regression", (name, verdict)
         assert verdict["change_pct"] >= verdict["threshold_pct"], verdict
         assert verdict["robust_z"] is None or verdict["robust_z"] > 3, verdict
-    assert verdicts["netconf/reuse-session"]["verdict"] == "unchanged", verdicts
+    # Quiet: judged unchanged, or within noise when its interval overlaps the baseline's.
+    assert verdicts["netconf/reuse-session"]["verdict"] in QUIET_VERDICTS, verdicts
 
 
 def test_influxdb_holds_the_verdicts_and_every_reported_point() -> None:
     where = f"WHERE run_id = '{SLOW_RUN_ID}'"
     [series] = influx(f'SELECT "mode", "verdict" FROM "verdict" {where}')
     stored = {row[1]: row[2] for row in series["values"]}
-    assert stored == {**dict.fromkeys(DELAYED, "regression"), "netconf/reuse-session": "unchanged"}
+    assert stored.pop("netconf/reuse-session") in QUIET_VERDICTS
+    assert stored == dict.fromkeys(DELAYED, "regression")
     counts = [
         influx(f'SELECT count("{field}") FROM "{measurement}" {where}')[0]["values"][0][1]
         for measurement, field in (

@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from bench_runner.modes import MODES_BY_NAME, Target
+from bench_runner.precision import StoppingRule
 from bench_runner.results import (
     IterationRecord,
     LabInfo,
@@ -132,6 +133,7 @@ def sample_run() -> tuple[RunResult, list[ModeRun]]:
             samples_ms=samples,
             error_messages=errors,
             handshakes=handshakes,
+            precision=StoppingRule(fixed_iterations=2).outcome(samples, "fixed"),
         )
         mode_runs.append(ModeRun(result, iteration_records))
     run = RunResult(

@@ -115,7 +115,8 @@ def test_help_texts_name_the_plan_defaults() -> None:
     result = runner.invoke(app, ["run", "--help"], env={"COLUMNS": "400"})
     assert result.exit_code == 0
     for named in (
-        f"measured iterations per mode; default: the plan's, else {defaults.iterations}",
+        "default: the plan's, else until the median is precise (--precision)",
+        f"this many percent of it; default: the plan's, else {defaults.precision_pct}",
         f"discarded iterations per mode; default: the plan's, else {defaults.warmup}",
         f'default: the plan\'s, else "{";".join(defaults.commands)}"',
         f"default: the plan's, else {defaults.baseline}",

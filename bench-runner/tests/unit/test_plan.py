@@ -21,7 +21,9 @@ def test_builtin_plans_load_and_select(name: str) -> None:
 def test_default_plan_is_the_stable_default() -> None:
     plan = load_plan(None)
     assert plan.profiles == ["local"]
-    assert (plan.iterations, plan.warmup) == (20, 2)
+    assert (plan.iterations, plan.warmup) == (None, 2)  # until precise
+    assert (plan.precision_pct, plan.min_iterations, plan.max_iterations) == (3.0, 10, 200)
+    assert plan.stopping_rule().adaptive
     assert plan.mode_names() is None
     assert plan.client_names() == ["floor"]
     assert plan.baseline == "ssh/pty-fresh"
@@ -157,3 +159,16 @@ def test_a_missing_inventory_says_where_the_runners_container_looks(
     monkeypatch.setattr(targets, "CONTAINER_RESULTS", tmp_path)
     with pytest.raises(PlanError, match=r"pass .*/routers.yaml, or use make bench-targets"):
         load_inventory(Path("inventories/routers.yaml"))
+
+
+def test_asking_for_a_precision_measures_until_precise_even_where_the_plan_fixes_a_count() -> None:
+    smoke = load_plan("smoke")
+    assert smoke.iterations is not None
+    assert override(smoke, {"precision_pct": 5.0}).iterations is None
+    assert override(smoke, {"precision_pct": 5.0, "iterations": 4}).iterations == 4
+    assert override(smoke, {"warmup": 0}).iterations == smoke.iterations
+
+
+def test_a_minimum_above_the_maximum_is_refused() -> None:
+    with pytest.raises(PlanError, match=r"min_iterations \(30\) exceeds max_iterations \(20\)"):
+        override(Plan(), {"min_iterations": 30, "max_iterations": 20})

@@ -13,6 +13,7 @@ from bench_runner.modes import Mode
 from bench_runner.modes.base import NONE, ONCE, ONE_PER_COMMAND, Session, Target
 from bench_runner.modes.row import ModeDefinition, Plugin, Row
 from bench_runner.netem import NetemClient
+from bench_runner.precision import StoppingRule
 from bench_runner.profile_guard import Disturbance, ProfileGuard
 from bench_runner.results import ModeRun
 from bench_runner.runner import RunPlan, run_mode
@@ -150,7 +151,9 @@ def _run(mode: Mode, guard: ProfileGuard, iterations: int = 6) -> ModeRun:
         target = Target(
             host="127.0.0.1", ssh_port=port, https_port=port, username="u", password="p"
         )
-        plan = RunPlan(COMMANDS, iterations=iterations, warmup=0, iteration_timeout_s=5.0)
+        plan = RunPlan(
+            COMMANDS, StoppingRule(fixed_iterations=iterations), warmup=0, iteration_timeout_s=5.0
+        )
         async with server:
             return await run_mode(mode, target, plan, 0.0, lambda ok: None, guard)
 

@@ -282,7 +282,8 @@ def test_a_subject_measuring_another_operation_is_shown_but_not_ranked() -> None
     assert section.ranking_holds is True
     text = comparison_markdown([experiment], [run], "make reproduce", "2026-11-23")
     assert (
-        "| SSH fresh-conn | 2,000 | 513.5 | 0.30x | 1.02x | asyncssh 1.0 | not ranked; lab:" in text
+        "| SSH fresh-conn | 2,000 (interval unknown) | 513.5 | 0.30x | 1.02x | asyncssh 1.0 | "
+        "not ranked; lab:" in text
     )
 
 
@@ -318,7 +319,8 @@ def test_gnmi_subjects_that_time_another_operation_are_not_ranked() -> None:
     assert section.ranking_holds is True  # batch-set behind reuse-conn would reverse, ranked
     text = comparison_markdown([experiment], runs, "make reproduce", "2026-11-23")
     assert (
-        "| gNMI batch-set | 200.0 | 30.7 | 3.00x | 17.03x | grpc-go 1.0 | not ranked; lab: five "
+        "| gNMI batch-set | 200.0 (interval unknown) | 30.7 | 3.00x | 17.03x | grpc-go 1.0 | "
+        "not ranked; lab: five "
         "descriptions written in one Set; clibench: five empty strings its server does not "
         "write |"
     ) in text
@@ -359,9 +361,15 @@ def test_comparison_markdown() -> None:
     assert text.startswith("# Published benchmarks, reproduced")
     assert "Made by `bench-runner reproduce-tables rep` on 2026-11-23 from the results" in text
     assert "### profile=regional · p50 (ms), lower is better" in text
-    assert "| HTTPS batch-post | 40.0 | 31.0 | 15.00x | 16.90x | httpx 1.0 |" in text
+    assert (
+        "| HTTPS batch-post | 40.0 (interval unknown) | 31.0 | 15.00x | 16.90x | httpx 1.0 |"
+        in text
+    )
     assert "### bulk_size=10M · throughput (MiB/s), higher is better" in text
-    assert "| ssh-auto-forward | 100.0 | 121.7 | 0.50x | 0.74x | paramiko 1.0 |" in text
+    assert (
+        "| ssh-auto-forward | 100.0 (interval unknown) | 121.7 | 0.50x | 0.74x | paramiko 1.0 |"
+        in text
+    )
     assert "Ranking holds: yes (2 subjects)." in text
     # The NETCONF plan did not run: said so, and its Go baseline is never given a lab figure.
     assert "- none among the runs given: nothing measured" in text
@@ -436,7 +444,7 @@ def test_load_sweep_figures_against_published_ratios() -> None:
     # 200 users: paramiko alone measured, nothing to rank
     assert built[(200, "session_ms")].ranking_holds is None
     text = comparison_markdown([experiment], [run], "make reproduce", "2026-11-23")
-    assert "| subject | lab | published (x paramiko's time) |" in text
+    assert "| subject | lab [95 % CI] | published (x paramiko's time) |" in text
     assert "| libssh2 | 300.0 | 0.35 | 3.00x | 2.86x | parallel-ssh 2.16.0.post1 |" in text
     assert "- `rep-parallel-ssh`: Locust sweep, profile `local` (RTT verified 0.25 ms" in text
     assert "command `show payload 26624`" in text
@@ -467,3 +475,59 @@ def test_a_version_that_names_its_libraries_is_not_prefixed_again() -> None:
         client_label("parallel-ssh-native", "parallel-ssh 2.16.0, ssh2-python 1.2.0")
         == "parallel-ssh 2.16.0, ssh2-python 1.2.0"
     )
+
+
+def spread_samples(center: float, width: float, count: int = 20) -> list[float]:
+    return [center - width + 2 * width * index / (count - 1) for index in range(count)]
+
+
+def test_lab_figures_within_noise_are_never_a_reversal() -> None:
+    """pty-fresh measured faster than keep-alive (against the publication's order), but
+    their intervals overlap: within noise, not a reversal; batch-post is told apart."""
+    experiment = load_experiment("clibench")
+    modes = [
+        mode_entry("ssh/pty-fresh", "asyncssh", spread_samples(198.0, 10.0), commands=5),
+        mode_entry("https/keep-alive", "httpx", spread_samples(200.0, 10.0), commands=5),
+        mode_entry("https/batch-post", "httpx", spread_samples(40.0, 1.0), commands=5),
+    ]
+    runs = [run_document("rep-clibench-regional", "reproduce-clibench", "regional", modes, 30.0)]
+    section = regional_section(experiment, runs)
+    assert section.reversals == []
+    assert section.within_noise == [("SSH pty-fresh", "HTTPS keep-alive")]
+    assert section.ranking_holds is True
+    rows = {row.subject.name: row for row in section.rows}
+    keep_alive = rows["HTTPS keep-alive"]
+    assert keep_alive.lab is not None
+    stats = modes[1].stats
+    assert keep_alive.lab.interval == (stats.p50_ci_low_ms, stats.p50_ci_high_ms)
+    assert keep_alive.lab_within_noise  # of the reference, SSH pty-fresh
+    assert not rows["HTTPS batch-post"].lab_within_noise
+    text = comparison_markdown([experiment], runs, "make reproduce", "2026-11-23")
+    low, high = stats.p50_ci_low_ms, stats.p50_ci_high_ms
+    assert f"| HTTPS keep-alive | 200.0 [{low:.1f}\N{EN DASH}{high:.1f}] |" in text
+    assert "| 0.99x (within noise) |" in text
+    assert (
+        "Ranking holds: yes (3 subjects; within noise in the lab, not ordered: "
+        "SSH pty-fresh and HTTPS keep-alive)." in text
+    )
+
+
+def test_a_throughput_interval_comes_from_the_p50s() -> None:
+    entry = mode_entry(
+        "tunnel/bulk", "paramiko", spread_samples(100.0, 5.0), transfer_bytes=10 << 20
+    )
+    document = json.loads(entry.model_dump_json())
+    low, high = entry.stats.p50_ci_low_ms, entry.stats.p50_ci_high_ms
+    assert low is not None
+    assert high is not None
+    figure = lab_figure(
+        [{"run_id": "r", "profile": {"name": "local"}, "modes": [document]}],
+        {"bulk_size": "10M"} if entry.parameters else {},
+        "tunnel/bulk",
+        "paramiko",
+        "throughput_mib_s",
+        1,
+    )
+    assert figure is not None
+    assert figure.interval == pytest.approx((10 / (high / 1000), 10 / (low / 1000)))
+    assert figure.interval[0] < figure.value < figure.interval[1]

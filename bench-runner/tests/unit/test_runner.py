@@ -10,6 +10,7 @@ from bench_runner import runner as runner_module
 from bench_runner.modes import MODES_BY_NAME, Mode, Session, Target
 from bench_runner.modes.base import ReportedSpan, Transport
 from bench_runner.modes.row import Plugin
+from bench_runner.precision import StoppingRule
 from bench_runner.protocols import quic
 from bench_runner.results import IterationRecord, ModeRun
 from bench_runner.rtt_probe import QUIC_VERSION_NEGOTIATION, check_rtt
@@ -124,7 +125,9 @@ def test_rtt_gate_refuses_a_mode_and_marks_it_unpublished(
         target = Target(
             host="127.0.0.1", ssh_port=port, https_port=port, username="u", password="p"
         )
-        plan = RunPlan(COMMANDS, iterations=2, warmup=1, iteration_timeout_s=5.0)
+        plan = RunPlan(
+            COMMANDS, StoppingRule(fixed_iterations=2), warmup=1, iteration_timeout_s=5.0
+        )
         async with server:
             # Loopback answers in well under a millisecond: 30 ms of delay is not in effect.
             return await run_mode(NEVER_OPENED, target, plan, 30.0, lambda ok: None)
@@ -175,7 +178,9 @@ def test_an_http3_mode_is_gated_on_its_udp_port_with_version_negotiation(
         target = Target(
             host="127.0.0.1", ssh_port=1, https_port=1, username="u", password="p", h3_port=port
         )
-        plan = RunPlan(COMMANDS, iterations=2, warmup=1, iteration_timeout_s=5.0)
+        plan = RunPlan(
+            COMMANDS, StoppingRule(fixed_iterations=2), warmup=1, iteration_timeout_s=5.0
+        )
         try:
             return await run_mode(OVER_QUIC, target, plan, 30.0, lambda ok: None)
         finally:
@@ -212,9 +217,14 @@ def test_a_mode_is_assembled_from_its_valid_samples_only() -> None:
     gate = RttVerification(30.2, None, check_rtt(30.0, 30.2), None)
     failures = ["iteration 2: show clock: % Invalid input"]
     measurement = Measurement(
-        records, failures, None, wire_counts(None, "no capture", []), unavailable("no capture")
+        records,
+        failures,
+        None,
+        wire_counts(None, "no capture", []),
+        unavailable("no capture"),
+        "fixed",
     )
-    plan = RunPlan(COMMANDS, iterations=4, warmup=1, iteration_timeout_s=5.0)
+    plan = RunPlan(COMMANDS, StoppingRule(fixed_iterations=4), warmup=1, iteration_timeout_s=5.0)
     result = assemble(REUSE, plan, 30.0, gate, measurement, started, started)
     assert result.handshakes == unavailable("no capture")
     assert result.samples_ms == [30.0, 34.0]
@@ -224,6 +234,11 @@ def test_a_mode_is_assembled_from_its_valid_samples_only() -> None:
     assert not result.ok
     assert result.published
     assert (result.min_round_trips, result.expected_round_trips) == (4, 4)
+    assert result.iterations == 4  # every measured iteration run, failed and excluded too
+    assert result.precision is not None
+    assert (result.precision.rule, result.precision.stop_reason) == ("fixed", "fixed")
+    assert result.precision.achieved_half_width_pct is None  # 2 samples: no interval
+    assert not result.precision.precise
 
 
 class _SelfTimed(ScriptedSession):

@@ -178,13 +178,24 @@ def test_version_3_reads_without_handshakes_and_version_4_with_them(
     tmp_path: Path, sample_run: Sample
 ) -> None:
     document = json.loads(sample_run[0].model_dump_json())
-    assert document["schema_version"] == 4
-    write_document(tmp_path, "v4", {**document, "run_id": "v4"})
+    assert document["schema_version"] == 5
+    write_document(tmp_path, "v5", {**document, "run_id": "v5"})
+    for mode in document["modes"]:
+        for field in ("precision", "speedup_vs_baseline_ci", "p50_vs_floor_ci"):
+            del mode[field]
+        mode["stats"] = {k: v for k, v in mode["stats"].items() if "_ci_" not in k}
+    write_document(tmp_path, "v4", {**document, "run_id": "v4", "schema_version": 4})
     for mode in document["modes"]:
         del mode["handshakes"]
     write_document(tmp_path, "v3", {**document, "run_id": "v3", "schema_version": 3})
     older, newer = store.find_run(tmp_path, "v3").result(), store.find_run(tmp_path, "v4").result()
+    newest = store.find_run(tmp_path, "v5").result()
     assert [mode.handshakes for mode in older.modes] == [None, None]
+    assert [mode.precision for mode in newer.modes] == [None, None]
+    assert [mode.stats.p50_ci_low_ms for mode in newer.modes] == [None, None]
+    assert [mode.precision for mode in newest.modes] == [
+        mode.precision for mode in sample_run[0].modes
+    ]
     assert [mode.handshakes for mode in newer.modes] == [
         mode.handshakes for mode in sample_run[0].modes
     ]

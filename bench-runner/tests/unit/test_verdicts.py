@@ -18,7 +18,7 @@ from bench_runner.sinks.pushgateway import run_registry
 from bench_runner.stats import summarize
 from bench_runner.verdicts.changepoint import change_points, energy_statistics
 from bench_runner.verdicts.config import VerdictConfig
-from bench_runner.verdicts.gate import Night, gate, night_of
+from bench_runner.verdicts.gate import Night, baseline_interval, gate, night_of
 from bench_runner.verdicts.judge import history_for, judge_run, summary_line
 from bench_runner.verdicts.model import Verdict
 from bench_runner.verdicts.simulation import SCENARIOS, simulate
@@ -89,6 +89,76 @@ def test_a_night_from_its_samples() -> None:
     night = night_of([10.0, 11.0, 12.0, 13.0, 100.0])
     assert (night.median_ms, night.n) == (12.0, 5)
     assert night.spread_pct == pytest.approx(100 * 1.4826 * 1.0 / 12.0)
+    assert night.p50_ci is None  # under 6 samples a median has no interval
+    assert night_of([10.0, 11.0, 12.0, 13.0, 14.0, 100.0]).p50_ci == (10.0, 100.0)
+
+
+def test_the_baseline_interval_is_the_median_of_nights_interval_not_their_union() -> None:
+    """14 nights: the median's 95 % interval lies between the 3rd and 12th smallest nightly
+    medians; the nights' own intervals (here each ±20 %) do not enter it."""
+    medians = [100.0 + (5 * k) % 14 for k in range(14)]
+    wide = [Night(median, 2.0, 20, (0.8 * median, 1.2 * median)) for median in medians]
+    assert baseline_interval(wide) == (102.0, 111.0)
+    # Tonight's interval misses the baseline's but lies inside the union of the nights':
+    # told apart, so the robust-z gate rules (a regression).
+    tonight = Night(125.0, 2.0, 20, (120.0, 130.0))
+    result = gate(wide, tonight, CONFIG)
+    assert result.noise is not None
+    assert result.noise.outcome == "apart"
+    assert result.verdict == "regression"
+
+
+def test_overlapping_intervals_are_within_noise_whatever_the_robust_z() -> None:
+    """QUIET's 8 nights: the baseline interval is [98.5, 101.5] (ranks 1 and 8 of 8)."""
+    assert baseline_interval(QUIET) == (98.5, 101.5)
+    flagged = gate(QUIET, Night(112.0, 2.0, 20, (110.0, 114.0)), CONFIG)
+    assert (flagged.verdict, flagged.noise and flagged.noise.outcome) == ("regression", "apart")
+    wide = gate(QUIET, Night(112.0, 2.0, 20, (101.0, 125.0)), CONFIG)
+    assert wide.verdict == "within_noise"
+    assert wide.judgement is not None
+    assert wide.judgement.robust_z is not None
+    assert wide.judgement.robust_z > CONFIG.z_threshold  # the gate alone would have flagged it
+    assert gate(QUIET, Night(100.2, 2.0, 20, (99.0, 101.0)), CONFIG).verdict == "within_noise"
+
+
+def test_without_an_interval_the_robust_z_gate_decides_and_says_so() -> None:
+    tonight = Night(112.0, 2.0, 5, None)  # under 6 samples
+    result = gate(QUIET, tonight, CONFIG)
+    assert (result.verdict, result.noise and result.noise.outcome) == ("regression", "unknown")
+    five = QUIET[:5]  # a baseline of 5 nights has no interval either
+    assert baseline_interval(five) is None
+    alone = gate(five, Night(112.0, 2.0, 20, (110.0, 114.0)), CONFIG)
+    assert (alone.verdict, alone.noise and alone.noise.outcome) == ("regression", "unknown")
+
+
+def test_a_judged_run_carries_both_intervals(
+    sample_run: tuple[RunResult, list[ModeRun]], tmp_path: Path
+) -> None:
+    """Nights of 20 samples each: quiet ones, then tonight 1 % slower (within noise) and a
+    night 20 % slower (a regression told apart); the summary counts them."""
+    run, _ = sample_run
+    samples = [30.0 + 0.1 * k for k in range(20)]
+    steady = run.model_copy(
+        update={"modes": [run.modes[0].model_copy(update={"samples_ms": samples})]}, deep=True
+    )
+    for day, scale in enumerate(SCALES):
+        write_night(tmp_path, steady, f"night{day}", day, scale)
+    quiet = write_night(tmp_path, steady, "quiet", len(SCALES), 1.01)
+    judge_run(quiet, history_for(quiet, tmp_path, CONFIG), CONFIG)
+    [verdict] = [mode.verdict for mode in quiet.modes]
+    assert verdict is not None
+    assert (verdict.verdict, verdict.intervals) == ("within_noise", "overlap")
+    assert verdict.p50_ci_low_ms is not None
+    assert verdict.baseline_ci_low_ms is not None
+    assert summary_line(quiet, CONFIG) == "verdicts: 1 within noise"
+    slow = write_night(tmp_path, steady, "slow", len(SCALES) + 1, 1.2)
+    judge_run(slow, history_for(slow, tmp_path, CONFIG), CONFIG)
+    [verdict] = [mode.verdict for mode in slow.modes]
+    assert verdict is not None
+    assert (verdict.verdict, verdict.intervals) == ("regression", "apart")
+    assert verdict.baseline_ci_high_ms is not None
+    assert verdict.p50_ci_low_ms is not None
+    assert verdict.p50_ci_low_ms > verdict.baseline_ci_high_ms
 
 
 def brute_force_energy(values: list[float], split: int) -> float:

@@ -32,11 +32,12 @@ func newEngine(s settings.Settings, config engine.ConfigStore) (*engine.Engine, 
 		return nil, err
 	}
 	return engine.New(engine.Options{
-		Hostname:     s.Hostname,
-		Platform:     s.Platform,
-		Version:      version.Version,
-		StartedAt:    s.StartedAt,
-		CommandDelay: time.Duration(s.CommandDelayMS) * time.Millisecond,
-		Config:       config,
+		Hostname:      s.Hostname,
+		Platform:      s.Platform,
+		Version:       version.Version,
+		StartedAt:     s.StartedAt,
+		CommandDelay:  time.Duration(s.CommandDelayMS) * time.Millisecond,
+		CommandJitter: time.Duration(s.CommandJitterMS) * time.Millisecond,
+		Config:        config,
 	}, transcripts)
 }

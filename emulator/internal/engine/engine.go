@@ -5,6 +5,7 @@ package engine
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -22,6 +23,11 @@ type Options struct {
 	// CommandDelay is added before every command is answered, to model
 	// the processing time of a real device's control plane (default 0).
 	CommandDelay time.Duration
+	// CommandJitter adds a uniformly random delay in [0, CommandJitter)
+	// to CommandDelay, drawn per command: a device made noisy on purpose
+	// (a busy control plane), which the runner's precision rule must
+	// recognise (default 0).
+	CommandJitter time.Duration
 	// Config is the configuration store; nil means a private in-memory
 	// store starting with Hostname.
 	Config ConfigStore
@@ -160,7 +166,7 @@ func (s *Session) Execute(line string) Result {
 		return Result{}
 	}
 	s.line = line
-	if d := s.engine.opts.CommandDelay; d > 0 {
+	if d := s.engine.commandDelay(); d > 0 {
 		time.Sleep(d)
 	}
 	if len(line) > MaxLineLength {
@@ -240,4 +246,14 @@ func (s *Session) render(t Transcript) Result {
 		out += "\n"
 	}
 	return output(out)
+}
+
+// commandDelay is the wait before one command's answer: the fixed delay
+// plus, with a jitter, a fresh uniform draw from [0, CommandJitter).
+func (e *Engine) commandDelay() time.Duration {
+	d := e.opts.CommandDelay
+	if j := e.opts.CommandJitter; j > 0 {
+		d += rand.N(j)
+	}
+	return d
 }

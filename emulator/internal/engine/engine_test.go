@@ -279,6 +279,33 @@ func TestCommandDelay(t *testing.T) {
 	}
 }
 
+func TestCommandJitterDrawsWithinItsRange(t *testing.T) {
+	e, err := New(Options{Hostname: "r", StartedAt: bootTime,
+		CommandDelay: 5 * time.Millisecond, CommandJitter: 20 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[time.Duration]bool{}
+	for range 200 {
+		d := e.commandDelay()
+		if d < 5*time.Millisecond || d >= 25*time.Millisecond {
+			t.Fatalf("delay %v outside [5ms, 25ms)", d)
+		}
+		seen[d] = true
+	}
+	// 200 draws from 20 million nanoseconds: a repeat is all but impossible, a constant is a bug.
+	if len(seen) < 190 {
+		t.Fatalf("only %d distinct delays in 200 draws", len(seen))
+	}
+	fixed, err := New(Options{Hostname: "r", StartedAt: bootTime, CommandDelay: 5 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := fixed.commandDelay(); d != 5*time.Millisecond {
+		t.Fatalf("without jitter the delay is %v, not the fixed 5ms", d)
+	}
+}
+
 func TestAristaEOS(t *testing.T) {
 	ver, _ := ParseTranscript("show version", "Arista vEOS-lab\n")
 	vlan, _ := ParseTranscript("show vlan", "VLAN  Name\n")

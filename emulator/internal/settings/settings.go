@@ -37,6 +37,9 @@ type Settings struct {
 	// CommandDelayMS is added before every CLI/API command is answered,
 	// modelling a device's control-plane processing time (default 0).
 	CommandDelayMS int `json:"command_delay_ms"`
+	// CommandJitterMS adds a uniformly random 0..CommandJitterMS ms per
+	// command to CommandDelayMS: a device made noisy on purpose (default 0).
+	CommandJitterMS int `json:"command_jitter_ms"`
 	// FleetSize is how many emulated devices the container presents
 	// (1..fleet.MaxSize); Hostname is the first one's.
 	FleetSize int `json:"fleet_size"`
@@ -95,6 +98,9 @@ func Load(path string) (Settings, error) {
 	}
 	if s.CommandDelayMS < 0 || s.CommandDelayMS > 60000 {
 		return Settings{}, fmt.Errorf("%s: command_delay_ms must be 0..60000, got %d", path, s.CommandDelayMS)
+	}
+	if s.CommandJitterMS < 0 || s.CommandJitterMS > 60000 {
+		return Settings{}, fmt.Errorf("%s: command_jitter_ms must be 0..60000, got %d", path, s.CommandJitterMS)
 	}
 	if s.Fleet, err = fleet.New(s.Hostname, s.FleetSize, s.FleetAddresses); err != nil {
 		return Settings{}, fmt.Errorf("%s: %w", path, err)

@@ -2,7 +2,8 @@
 
 Grafana cannot run where the lab is developed, so what it would reject or render wrongly
 is caught here: uids, datasource references against the provisioning files, queries,
-units, variables, and series identity in InfluxDB queries.
+units, variables, series identity in InfluxDB queries, and every p50, p95 or ratio with its
+95 % interval.
 """
 
 import json
@@ -16,6 +17,13 @@ from bench_runner.influx_schema import Measurement, Tag
 
 from lab_dashboards.board import GRAFANA_VERSION, SCHEMA_VERSION, TAG
 from lab_dashboards.influxql import matches
+from lab_dashboards.intervals import (
+    INTERVALS,
+    PROMETHEUS_INTERVALS,
+    figures_with_interval,
+    high_name,
+    low_name,
+)
 
 BUILTIN_VARIABLES = {
     "timeFilter",
@@ -66,6 +74,56 @@ def query_text(target: dict[str, Any]) -> str:
 def _group_by_tags(query: str) -> set[str]:
     match = re.search(r"GROUP BY (.+)$", query)
     return set(re.findall(r'"([^"]+)"', match.group(1))) if match else set()
+
+
+def _selected(query: str) -> tuple[set[str], list[str]]:
+    """The fields a SELECT reads and the names of its columns, in order."""
+    match = re.search(r"SELECT (.+?) FROM ", query)
+    if match is None:
+        return set(), []
+    columns = match.group(1)
+    names = re.findall(r' AS "([^"]+)"', columns)
+    fields = set(re.findall(r'"([^"]+)"', re.sub(r' AS "[^"]+"', "", columns)))
+    return fields, names
+
+
+def _fill_below_to(panel: dict[str, Any]) -> dict[str, str]:
+    """Series name -> the series its band fills down to (time series overrides)."""
+    bands: dict[str, str] = {}
+    for override in panel.get("fieldConfig", {}).get("overrides", []):
+        for prop in override.get("properties", []):
+            if prop.get("id") == "custom.fillBelowTo":
+                bands[str(override["matcher"]["options"])] = str(prop["value"])
+    return bands
+
+
+def lint_intervals(panel: dict[str, Any]) -> list[str]:
+    """A figure with a known interval is never shown without it: an InfluxDB query that
+    reads a p50, p95 or ratio field reads its interval's ends too, a time series fills the
+    band between them, and a Prometheus figure comes with its interval's gauges."""
+    title = panel.get("title") or f"panel {panel.get('id')}"
+    problems = []
+    targets = panel.get("targets") or []
+    expressions = " ".join(query_text(target) for target in targets)
+    for target in targets:
+        query = query_text(target)
+        if f'FROM "{Measurement.MODE_SUMMARY}"' not in query:
+            continue
+        fields, names = _selected(query)
+        for interval in INTERVALS:
+            if interval.figure in fields and not {interval.low, interval.high} <= fields:
+                problems.append(f"{title}: {interval.figure} without its 95 % interval")
+        if panel["type"] == "timeseries":
+            bands = _fill_below_to(panel)
+            for name in figures_with_interval(names):
+                if bands.get(high_name(name)) != low_name(name):
+                    problems.append(f"{title}: {name}'s interval is not drawn as a band")
+    for figure, ends in PROMETHEUS_INTERVALS.items():
+        if re.search(rf"{re.escape(figure)}\b", expressions) and not all(
+            end in expressions for end in ends
+        ):
+            problems.append(f"{title}: {figure} without its 95 % interval")
+    return problems
 
 
 def lint_panel(panel: dict[str, Any], variables: set[str]) -> list[str]:
@@ -125,6 +183,7 @@ def _lint(document: dict[str, Any], datasources: dict[str, str]) -> list[str]:
         problems.append(f"panel ids not unique: {ids}")
     for panel in panels(document):
         problems.extend(lint_panel(panel, variables))
+        problems.extend(lint_intervals(panel))
     return problems
 
 

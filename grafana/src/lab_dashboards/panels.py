@@ -3,6 +3,7 @@ the ``series`` tag (mode, client and version, parameters), so one bar, row or li
 always one measured series and its label says which."""
 
 from collections.abc import Mapping
+from typing import Any
 
 from bench_runner.influx_schema import (
     QUIC_HANDSHAKE_TAGS,
@@ -14,12 +15,11 @@ from bench_runner.influx_schema import (
     time_p50_field,
 )
 from bench_runner.wire.timeline import PARTS as TIME_PARTS
-from grafana_foundation_sdk.builders import barchart, bargauge, table, timeseries, xychart
-from grafana_foundation_sdk.builders.common import ReduceDataOptions, VizLegendOptions
+from grafana_foundation_sdk.builders import barchart, table, timeseries, xychart
+from grafana_foundation_sdk.builders.common import VizLegendOptions
 from grafana_foundation_sdk.builders.prometheus import Dataquery as PrometheusQuery
 from grafana_foundation_sdk.builders.xychart import XychartFieldConfigPointSize
 from grafana_foundation_sdk.models.common import (
-    BarGaugeDisplayMode,
     LegendDisplayMode,
     LegendPlacement,
     StackingMode,
@@ -30,10 +30,18 @@ from grafana_foundation_sdk.models.dashboard import (
     DataTransformerConfig,
     DynamicConfigValue,
 )
+from grafana_foundation_sdk.models.prometheus import PromQueryFormat as PrometheusFormat
 from grafana_foundation_sdk.models.xychart import SeriesMapping, XYShowMode
 
 from lab_dashboards.datasources import INFLUXDB, PROMETHEUS
 from lab_dashboards.influxql import Column, InfluxQuery, Select, differs, last, present
+from lab_dashboards.intervals import (
+    INTERVAL_ENDS_REGEXP,
+    XY_ENDS,
+    band_overrides,
+    bar_overrides,
+    figures_with_interval,
+)
 
 FULL, HALF, THIRD = 24, 12, 8
 TIMES = "\u00d7"
@@ -71,6 +79,10 @@ def sorted_by(field: str) -> DataTransformerConfig:
     return transformation("sortBy", {"fields": {}, "sort": [{"field": field, "desc": False}]})
 
 
+def config(properties: list[tuple[str, Any]]) -> list[DynamicConfigValue]:
+    return [DynamicConfigValue(id_val=key, value=value) for key, value in properties]
+
+
 def legend(*, show: bool = True) -> VizLegendOptions:
     return (
         VizLegendOptions()
@@ -92,9 +104,10 @@ def series_bars(
     height: int = 10,
     width: int = HALF,
 ) -> barchart.Panel:
-    """Horizontal bars, one group per series of the run, one bar per column."""
+    """Horizontal bars, one group per series of the run, one bar per column; a figure's
+    interval ends are lighter bars of its hue either side of it."""
     select = Select(columns, Measurement.MODE_SUMMARY, where, (Tag.SERIES,))
-    return (
+    panel = (
         barchart.Panel()
         .title(title)
         .description(description)
@@ -111,6 +124,9 @@ def series_bars(
         .height(height)
         .span(width)
     )
+    for name, properties in bar_overrides([column.name for column in columns]):
+        panel.override_by_name(name, config(properties))
+    return panel
 
 
 def series_table(
@@ -160,7 +176,8 @@ def xy_points(
     """A scatter of the select's first column (x) against the others (y). Without
     ``partition_by`` the query is one frame (one series); with it, the single table frame
     is split into one frame per value of those columns, each its own series. Columns in
-    ``lines`` are drawn as lines (a model), the others as points (measurements)."""
+    ``lines`` are drawn as lines (a model), the others as points (measurements); the ends of
+    a figure's interval as small points above and below it, its error bar."""
     x_name = select.columns[0].name
     panel = (
         xychart.Panel()
@@ -195,14 +212,14 @@ def xy_points(
         panel.override_by_regexp(
             f"^{name}.*", [DynamicConfigValue(id_val="custom.show", value=XYShowMode.LINES.value)]
         )
+    if figures_with_interval([column.name for column in select.columns]):
+        panel.override_by_regexp(INTERVAL_ENDS_REGEXP, config(XY_ENDS))
     return panel
 
 
-KEY_EXCHANGE_ALIAS = f"$tag_{Tag.SERIES} · $tag_{Tag.SSH_KEX}$tag_{Tag.TLS_GROUP}"
-"""A line's legend: its series and the key exchange its connections negotiated (the SSH
-kex or the TLS group: a series has one of the two), the same series in two lines when a
-night negotiated another (a new device image, a client upgrade)."""
 KEY_EXCHANGE_TAGS = (Tag.SERIES, Tag.SSH_KEX, Tag.TLS_GROUP)
+"""A series and the key exchange its connections negotiated (the SSH kex or the TLS group:
+a series has one of the two): the same series twice when a night negotiated another."""
 
 
 def handshake_tables(where: tuple[str, ...], *, height: int = 10) -> list[table.Panel]:
@@ -249,8 +266,10 @@ def influx_timeseries(
     height: int = 10,
     width: int = FULL,
 ) -> timeseries.Panel:
-    """Points over time, one line per series (the alias names it)."""
-    return (
+    """Points over time, one line per series (the alias names it); a figure's interval as a
+    band around its line (its series named by their columns: a repeated panel's alias
+    ``$col``)."""
+    panel = (
         timeseries.Panel()
         .title(title)
         .description(description)
@@ -264,6 +283,9 @@ def influx_timeseries(
         .height(height)
         .span(width)
     )
+    for name, properties in band_overrides([column.name for column in select.columns]):
+        panel.override_by_name(name, config(properties))
+    return panel
 
 
 def prometheus_timeseries(
@@ -298,37 +320,65 @@ def prometheus_timeseries(
     return panel
 
 
-def prometheus_bars(
+PROMETHEUS_LABELS_HIDDEN = (
+    "Time",
+    "__name__",
+    "job",
+    "instance",
+    "engine",
+    "profile",
+    "run_id",
+    "transport",
+)
+"""Labels a table of one run's series need not repeat: the variables chose them."""
+
+
+def prometheus_table(
     title: str,
     description: str,
-    expression: str,
-    legend_format: str,
+    expressions: Mapping[str, str],
+    labels: tuple[str, ...],
     unit: str,
     *,
     height: int = 10,
     width: int = HALF,
-) -> bargauge.Panel:
-    """The latest value of every series of an instant query, one bar each."""
-    return (
-        bargauge.Panel()
+) -> table.Panel:
+    """The latest value of each series of instant queries, one row per series and a column
+    per query (``expressions``: PromQL -> column name), its ``labels`` first."""
+    panel = (
+        table.Panel()
         .title(title)
         .description(description)
         .datasource(PROMETHEUS)
-        .with_target(
-            PrometheusQuery()
-            .ref_id("A")
-            .datasource(PROMETHEUS)
-            .expr(expression)
-            .legend_format(legend_format)
-            .instant()
-        )
-        .display_mode(BarGaugeDisplayMode.BASIC)
-        .orientation(VizOrientation.HORIZONTAL)
-        .reduce_options(ReduceDataOptions().values(False).calcs(["lastNotNull"]).limit(200))
         .unit(unit)
         .height(height)
         .span(width)
     )
+    names: dict[str, str] = {}
+    for index, (expression, name) in enumerate(expressions.items()):
+        ref_id = chr(ord("A") + index)
+        names[f"Value #{ref_id}"] = name
+        panel.with_target(
+            PrometheusQuery()
+            .ref_id(ref_id)
+            .datasource(PROMETHEUS)
+            .expr(expression)
+            .format(PrometheusFormat.TABLE)
+            .instant()
+        )
+    order = [*labels, *names]
+    panel.with_transformation(transformation("merge", {}))
+    panel.with_transformation(
+        transformation(
+            "organize",
+            {
+                "excludeByName": dict.fromkeys(PROMETHEUS_LABELS_HIDDEN, True),
+                "indexByName": {name: index for index, name in enumerate(order)},
+                "renameByName": names,
+            },
+        )
+    )
+    return panel.with_transformation(sorted_by(labels[0]))
 
 
 TIME_SPLIT_DESCRIPTION = (

@@ -1,11 +1,12 @@
 """The lint catches what Grafana would reject or render wrongly."""
 
 import copy
+import re
 from typing import Any
 
 import pytest
 
-from lab_dashboards.boards import transport_comparison
+from lab_dashboards.boards import nightly_trends, transport_comparison
 from lab_dashboards.lint import lint_dashboard
 
 DATASOURCES = {"influxdb-transport": "influxdb", "prometheus-transport": "prometheus"}
@@ -72,3 +73,34 @@ def test_an_old_plugin_version_would_be_migrated(document: dict[str, Any]) -> No
     modified = copy.deepcopy(document)
     _first_panel(modified)["pluginVersion"] = ""
     assert any("pluginVersion" in p for p in lint_dashboard(modified, DATASOURCES))
+
+
+def _panel(document: dict[str, Any], title: str) -> dict[str, Any]:
+    panel: dict[str, Any] = next(p for p in document["panels"] if p.get("title") == title)
+    return panel
+
+
+def test_a_p50_without_its_interval(document: dict[str, Any]) -> None:
+    target = _panel(document, "Every figure of the run")["targets"][0]
+    target["query"] = re.sub(r'last\("p50_ci_(low|high)_ms"\) AS "[^"]+", ', "", target["query"])
+    problems = lint_dashboard(document, DATASOURCES)
+    assert any("p50_ms without its 95 % interval" in p for p in problems)
+
+
+def test_a_time_series_without_its_band() -> None:
+    document = nightly_trends.build()
+    [panel] = [p for p in document["panels"] if p["type"] == "timeseries" and p.get("repeat")]
+    for override in panel["fieldConfig"]["overrides"]:
+        override["properties"] = [
+            prop for prop in override["properties"] if prop["id"] != "custom.fillBelowTo"
+        ]
+    problems = lint_dashboard(document, DATASOURCES)
+    assert any("p50's interval is not drawn as a band" in p for p in problems)
+    assert any("p95's interval is not drawn as a band" in p for p in problems)
+
+
+def test_a_prometheus_figure_without_its_interval(document: dict[str, Any]) -> None:
+    panel = _panel(document, "How many round trips of the verified RTT is each p50?")
+    panel["targets"] = [t for t in panel["targets"] if "_ci_" not in t["expr"]]
+    problems = lint_dashboard(document, DATASOURCES)
+    assert any("transport_bench_mode_p50_seconds without its 95 % interval" in p for p in problems)

@@ -23,6 +23,14 @@ import vl_convert
 
 from bench_runner.html_report import charts, handshakes
 from bench_runner.html_report.compare import ALPHA, RESAMPLES, changes
+from bench_runner.html_report.intervals import (
+    from_bounds,
+    interval_of,
+    order_marks,
+    p50_interval,
+    pair_interval,
+    ratio_within_noise,
+)
 from bench_runner.html_report.runs import (
     Document,
     Run,
@@ -33,6 +41,7 @@ from bench_runner.html_report.runs import (
     trend_runs,
 )
 from bench_runner.reproduce.tables import client_label
+from bench_runner.stats import ratio_interval
 
 PNG_SCALE = 2
 
@@ -87,6 +96,7 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     environment.filters["num"] = format_number
+    environment.globals.update(interval_of=interval_of, bounds_interval=from_bounds)
     return environment
 
 
@@ -177,6 +187,7 @@ def context(run: Run) -> dict[str, Any]:
         "verified_rtt_max": max(verified) if verified else None,
         "iterations": sorted({m["iterations"] for m in modes}),
         "warmup": sorted({m["warmup"] for m in modes}),
+        "precision": precision_summary(modes),
         "command": " ".join(manifest.get("command") or []),
         "key_exchanges": handshakes.key_exchanges(modes),
         "ok": document.get("ok"),
@@ -185,24 +196,41 @@ def context(run: Run) -> dict[str, Any]:
 
 
 def speedup_rows(run: Run, baseline: str | None) -> tuple[str | None, list[dict[str, Any]]]:
-    """The speedup table: the run's own (``speedup_vs_baseline``), or against the p50 of
-    mode ``baseline`` (its floor client's, else its first) when one is asked for. Stream
-    modes' rows (``stream``: their p50 is an update delay) are tabled apart, never rebased."""
-    reference = None
+    """The speedup table: the run's own (``speedup_vs_baseline`` and its interval), or
+    against the p50 of mode ``baseline`` (its floor client's, else its first) when one is
+    asked for, its interval from both modes' samples (``stats.ratio_interval``). Stream
+    modes' rows (``stream``: their p50 is an update delay) are tabled apart, never rebased.
+    Rows come fastest first; ``order`` says whether each is told apart from the row above
+    it in its table (``intervals.order_marks``)."""
+    reference: Document | None = None
     if baseline:
         candidates = [m for m in run.modes if m["mode"] == baseline and m["stats"]["p50_ms"]]
         floor = [m for m in candidates if m.get("p50_vs_floor") == 1.0]
         chosen = floor or candidates
-        reference = chosen[0]["stats"]["p50_ms"] if chosen else None
+        reference = chosen[0] if chosen else None
     rows: list[dict[str, Any]] = []
     for mode in run.modes:
         p50 = mode["stats"]["p50_ms"]
         stream = is_stream(mode)
-        rebased = reference / p50 if reference and p50 and not stream else None
+        rebased = rebased_interval = None
+        if reference is not None and p50 and not stream:
+            rebased = reference["stats"]["p50_ms"] / p50
+            rebased_interval = from_bounds(
+                (1.0, 1.0)
+                if mode is reference
+                else ratio_interval(reference.get("samples_ms") or [], mode.get("samples_ms") or [])
+            )
+        speedup = rebased_interval or pair_interval(mode, "speedup_vs_baseline_ci")
+        floor_ratio = pair_interval(mode, "p50_vs_floor_ci")
         rows.append(
             {
                 "mode": mode,
                 "rebased": rebased,
+                "speedup_ci": speedup,
+                "speedup_noise": ratio_within_noise(speedup),
+                "floor_ci": floor_ratio,
+                "floor_noise": ratio_within_noise(floor_ratio),
+                "p50_ci": p50_interval(mode),
                 "negotiated": handshakes.mode_lines(mode.get("handshakes")),
                 "stream": stream,
             }
@@ -213,8 +241,28 @@ def speedup_rows(run: Run, baseline: str | None) -> tuple[str | None, list[dict[
             row["mode"]["stats"]["p50_ms"] or 0.0,
         )
     )
+    for stream in (False, True):
+        table = [row for row in rows if row["stream"] is stream and row["mode"]["stats"]["p50_ms"]]
+        for row, mark in zip(table, order_marks([row["p50_ci"] for row in table]), strict=True):
+            row["order"] = mark
+    for row in rows:
+        row.setdefault("order", None)
     label = baseline if baseline and reference else (run.document.get("baseline") or {}).get("mode")
     return label, rows
+
+
+def precision_summary(modes: Sequence[Document]) -> str:
+    """How the run counted its iterations: the rules and targets of its modes, or
+    ``unknown`` for results written before precision was recorded (schema version 4)."""
+    recorded = [mode["precision"] for mode in modes if mode.get("precision")]
+    if not recorded:
+        return "unknown (recorded from results schema version 5)"
+    rules = dict.fromkeys(
+        f"{item['rule']}, target ±{format_number(item['target_half_width_pct'])} %"
+        for item in recorded
+    )
+    reached = sum(bool(item["precise"]) for item in recorded)
+    return f"{'; '.join(rules)}: {reached} of {len(recorded)} modes reached it"
 
 
 def _verdicts(run: Run) -> list[Document]:

@@ -3,7 +3,10 @@
 Each builder takes the report's runs, each with the label the charts show for it (the
 profile in a run's report or a sweep, ``A``/``B`` in a comparison), and returns a
 ``Figure``: the chart, or none and a note saying which data the runs lack. Data go inline
-into the spec (no URL), with explicit field types.
+into the spec (no URL), with explicit field types. Every chart of a p50 draws its 95 %
+interval as an error bar (``stats.p50_ci_low_ms`` to ``p50_ci_high_ms``); a series without
+one (too few iterations, or results written before intervals existed) has a bar of no length
+at its p50, drawn as nothing, and says so in its tooltip.
 """
 
 from collections.abc import Callable, Sequence
@@ -27,6 +30,10 @@ from bench_runner.reproduce.tables import sections
 Labelled = Sequence[tuple[str, Run]]
 Row = dict[str, Any]
 WIDTH = 560
+TOOLTIP_P50 = [
+    "series:N", "group:N", "p50_ms:Q", "p50_ci_low_ms:Q", "p50_ci_high_ms:Q", "interval:N"
+]  # fmt: skip
+ERROR_BAR = "#1d2330"
 MAX_SERIES = 12
 TIME_PARTS = ("network", "device", "client", "stall")
 
@@ -51,6 +58,47 @@ def _data(rows: list[Row]) -> alt.InlineData:
 
 def _group_title(labelled: Labelled) -> str:
     return "profile" if all(label == run.profile for label, run in labelled) else "run"
+
+
+def interval_fields(stats: Document) -> Row:
+    """The median's interval for a chart's row, and what the tooltip says of it."""
+    low, high = stats.get("p50_ci_low_ms"), stats.get("p50_ci_high_ms")
+    if low is not None and high is not None:
+        label = "95 % CI"
+    elif "p50_ci_low_ms" in stats:
+        label = "no interval: too few iterations"
+    else:
+        label = "interval unknown"
+    p50 = stats.get("p50_ms")
+    return {
+        "p50_ci_low_ms": low,
+        "p50_ci_high_ms": high,
+        "interval": label,
+        "bar_low_ms": p50 if low is None else low,
+        "bar_high_ms": p50 if high is None else high,
+    }
+
+
+def _error_bars(orientation: str, **encoding: Any) -> Any:
+    """Rules from each row's p50 interval's low end to its high end along ``orientation``
+    (``x`` for horizontal bars, ``y`` for lines over an x axis)."""
+    ends = {orientation: "bar_low_ms:Q", f"{orientation}2": "bar_high_ms:Q"}
+    return alt.Chart().mark_rule(color=ERROR_BAR, strokeWidth=1.5).encode(**ends, **encoding)
+
+
+def _panels(rows: list[Row], key: str, panel: Callable[[], Any], columns: int) -> Any:
+    """One chart per value of ``key`` (first-seen order), titled with it, each with its own
+    scales: a facet would do the same, but a facet of layers (bars and their error bars)
+    with independent scales makes Vega-Lite warn that it cannot tell their sources apart."""
+    values = list(dict.fromkeys(row[key] for row in rows))
+    charts = [
+        panel().properties(
+            data=_data([row for row in rows if row[key] == value]),
+            title=alt.TitleParams(str(value), fontSize=11, anchor="start"),
+        )
+        for value in values
+    ]
+    return alt.concat(*charts, columns=columns)
 
 
 def _measured(mode: Document) -> bool:
@@ -81,6 +129,7 @@ def mode_rows(labelled: Labelled, *, streams: bool = True) -> list[Row]:
                     "p50_ms": stats["p50_ms"],
                     "p95_ms": stats["p95_ms"],
                     "n": stats["n"],
+                    **interval_fields(stats),
                 }
             )
     return rows
@@ -96,7 +145,8 @@ def latency(labelled: Labelled) -> Figure:
     figure = Figure(
         "latency",
         "p50 and p95 per mode",
-        "Bars: median wall time of one iteration; ticks: 95th percentile. Lower is better. "
+        "Bars: median wall time of one iteration, with its 95 % interval (black); ticks: 95th "
+        "percentile. Lower is better; series whose intervals overlap are within noise. "
         "gNMI's stream times no request: its update delay has a chart of its own.",
     )
     rows = mode_rows(labelled, streams=False)
@@ -113,14 +163,16 @@ def latency(labelled: Labelled) -> Figure:
         key=lambda name: min(row["p50_ms"] for row in rows if row["series"] == name),
     )
     y = alt.Y("series:N", sort=order, title=None)
-    tooltip = ["series:N", "group:N", "p50_ms:Q", "p95_ms:Q", "n:Q"]
+    tooltip = [*TOOLTIP_P50, "p95_ms:Q", "n:Q"]
     bars = (
         alt.Chart()
         .mark_bar(color="#4c78a8")
         .encode(x=alt.X("p50_ms:Q", title="ms per iteration"), y=y, tooltip=tooltip)
     )
     ticks = alt.Chart().mark_tick(color="#e45756", thickness=2).encode(x="p95_ms:Q", y=y)
-    layered = alt.layer(bars, ticks).properties(width=WIDTH // max(1, len(labelled)))
+    layered = alt.layer(bars, ticks, _error_bars("x", y=y)).properties(
+        width=WIDTH // max(1, len(labelled))
+    )
     figure.chart = _facet(layered, rows, "group", _group_title(labelled))
     return figure
 
@@ -129,8 +181,9 @@ def sweep(labelled: Labelled) -> Figure:
     figure = Figure(
         "sweep",
         "Latency sweep and the round-trip model",
-        "Points and solid lines: measured p50 at each profile's verified RTT; dashed: what the "
-        "series' p50 at local plus its round trips times the added RTT predicts.",
+        "Points and solid lines: measured p50 at each profile's verified RTT, with its 95 % "
+        "interval (vertical bars); dashed: what the series' p50 at local plus its round trips "
+        "times the added RTT predicts.",
     )
     profiles = {run.profile for _, run in labelled}
     if len(profiles) < 2:
@@ -152,6 +205,7 @@ def sweep(labelled: Labelled) -> Figure:
                     "rtt_ms": mode.get("verified_rtt_ms") or run.document["profile"]["rtt_ms"],
                     "p50_ms": mode["stats"]["p50_ms"],
                     "predicted_p50_ms": model.get("predicted_p50_ms"),
+                    **interval_fields(mode["stats"]),
                 }
             )
     series = {row["series"] for row in rows}
@@ -165,14 +219,20 @@ def sweep(labelled: Labelled) -> Figure:
     )
     measured = base.mark_line(point=True).encode(
         y=alt.Y("p50_ms:Q", title="p50 (ms)"),
-        tooltip=["series:N", "profile:N", "rtt_ms:Q", "p50_ms:Q", "predicted_p50_ms:Q"],
-    )
+        tooltip=[
+            "series:N", "profile:N", "rtt_ms:Q", "p50_ms:Q", "p50_ci_low_ms:Q",
+            "p50_ci_high_ms:Q", "interval:N", "predicted_p50_ms:Q",
+        ],
+    )  # fmt: skip
     model = (
         base.transform_filter("isValid(datum.predicted_p50_ms)")
         .mark_line(strokeDash=[4, 3], opacity=0.7)
         .encode(y="predicted_p50_ms:Q")
     )
-    figure.chart = alt.layer(measured, model, data=_data(rows)).properties(width=WIDTH, height=320)
+    errors = base.mark_rule(strokeWidth=1.5).encode(y="bar_low_ms:Q", y2="bar_high_ms:Q")
+    figure.chart = alt.layer(measured, model, errors, data=_data(rows)).properties(
+        width=WIDTH, height=320
+    )
     return figure
 
 
@@ -180,8 +240,9 @@ def libraries(labelled: Labelled) -> Figure:
     figure = Figure(
         "libraries",
         "Client libraries side by side",
-        "p50 of every client that ran the same mode and settings, in the report's first run "
-        f"({labelled[0][1].profile}).",
+        "p50 of every client that ran the same mode and settings, with its 95 % interval, in "
+        f"the report's first run ({labelled[0][1].profile}); clients whose intervals overlap "
+        "are within noise.",
     )
     label, run = labelled[0]
     rows = mode_rows([(label, run)], streams=False)
@@ -198,20 +259,22 @@ def libraries(labelled: Labelled) -> Figure:
         figure.note = "no mode was measured with more than one client"
         return figure
     figure.rows = rows
-    chart = (
+    # min: a sort a union of layers' domains keeps
+    order = alt.EncodingSortField("p50_ms", op="min")
+    y = alt.Y("client:N", title=None, sort=order)
+    bars = (
         alt.Chart()
         .mark_bar()
         .encode(
             x=alt.X("p50_ms:Q", title="p50 (ms)"),
-            y=alt.Y("client:N", title=None, sort=alt.EncodingSortField("p50_ms")),
+            y=y,
             color=alt.Color("floor:N", title="floor client"),
-            tooltip=["series:N", "p50_ms:Q", "p95_ms:Q"],
+            tooltip=[*TOOLTIP_P50, "p95_ms:Q"],
         )
-        .properties(width=220)
     )
-    figure.chart = chart.facet(
-        data=_data(rows), facet=alt.Facet("case:N", title=None), columns=3
-    ).resolve_scale(x="independent", y="independent")
+    figure.chart = _panels(
+        rows, "case", lambda: alt.layer(bars, _error_bars("x", y=y)).properties(width=220), 3
+    )
     return figure
 
 
@@ -219,7 +282,8 @@ def netconf(labelled: Labelled) -> Figure:
     figure = Figure(
         "netconf",
         "NETCONF: reply size x framing",
-        "p50 per reply size, one line per framing (1.0 end-of-message, 1.1 chunked).",
+        "p50 per reply size with its 95 % interval, one line per framing (1.0 end-of-message, "
+        "1.1 chunked).",
     )
     rows = []
     for row, mode in _with_modes(labelled):
@@ -237,17 +301,23 @@ def netconf(labelled: Labelled) -> Figure:
         figure.note = "no NETCONF mode measured with a reply size"
         return figure
     figure.rows = rows
-    chart = (
+    x = alt.X("reply_bytes:Q", title="reply bytes", scale=alt.Scale(type="log"))
+    lines = (
         alt.Chart()
         .mark_line(point=True)
         .encode(
-            x=alt.X("reply_bytes:Q", title="reply bytes", scale=alt.Scale(type="log")),
+            x=x,
             y=alt.Y("p50_ms:Q", title="p50 (ms)"),
             color=alt.Color("framing:N"),
-            tooltip=["series:N", "group:N", "p50_ms:Q"],
+            tooltip=TOOLTIP_P50,
         )
-        .properties(width=240, height=180)
     )
+    errors = (
+        alt.Chart()
+        .mark_rule(strokeWidth=1.5)
+        .encode(x=x, y="bar_low_ms:Q", y2="bar_high_ms:Q", color="framing:N")
+    )
+    chart = alt.layer(lines, errors).properties(width=240, height=180)
     figure.chart = chart.facet(
         data=_data(rows), facet=alt.Facet("case:N", title=None), columns=3
     ).resolve_scale(y="independent")
@@ -259,10 +329,10 @@ def stream(labelled: Labelled) -> Figure:
         "stream",
         "gNMI stream: update delay and updates per second",
         "Left: the delay from a change on the device to its update at the client (bars: "
-        "median over the iterations; red ticks: 95th percentile; grey ticks: half the verified "
-        "RTT, one way across the WAN, the floor). Right: updates per second one STREAM "
-        "SAMPLE subscription at the lab's 1 ms interval delivered at the client (none where "
-        "the client did not record it).",
+        "median over the iterations, black: its 95 % interval; red ticks: 95th percentile; "
+        "grey ticks: half the verified RTT, one way across the WAN, the floor). Right: "
+        "updates per second one STREAM SAMPLE subscription at the lab's 1 ms interval "
+        "delivered at the client (none where the client did not record it).",
     )
     rows = []
     for row, mode in _with_modes(labelled):
@@ -285,7 +355,7 @@ def stream(labelled: Labelled) -> Figure:
     color = alt.Color(
         "group:N", title=_group_title(labelled), legend=alt.Legend() if multi else None
     )
-    tooltip = ["series:N", "group:N", "p50_ms:Q", "p95_ms:Q", "one_way_ms:Q", "n:Q"]
+    tooltip = [*TOOLTIP_P50, "p95_ms:Q", "one_way_ms:Q", "n:Q"]
     delay = alt.layer(
         alt.Chart()
         .mark_bar()
@@ -303,6 +373,7 @@ def stream(labelled: Labelled) -> Figure:
         .transform_filter("isValid(datum.one_way_ms)")
         .mark_tick(color="#667085", thickness=3)
         .encode(x="one_way_ms:Q", y=y, yOffset=offset),
+        _error_bars("x", y=y, yOffset=offset),
     ).properties(width=WIDTH // 2)
     rate = (
         alt.Chart()
@@ -339,7 +410,7 @@ def tunnel(labelled: Labelled) -> Figure:
         "tunnel",
         "Tunnel throughput against direct HTTPS",
         "Throughput of one download (payload over p50): through an SSH tunnel and straight "
-        "over HTTPS (https/bulk). Higher is better.",
+        "over HTTPS (https/bulk), with the 95 % interval the p50's gives it. Higher is better.",
     )
     rows = []
     for row, mode in _with_modes(labelled):
@@ -352,26 +423,45 @@ def tunnel(labelled: Labelled) -> Figure:
                     "path": path,
                     "size": f"{size} · {row['group']}",
                     "throughput_mb_s": mode["throughput_mb_s"],
+                    **_throughput_interval(mode["throughput_mb_s"], row),
                 }
             )
     if not rows:
         figure.note = "no bulk transfer measured (tunnel/bulk, https/bulk)"
         return figure
     figure.rows = rows
-    figure.chart = (
-        alt.Chart(_data(rows))
+    y = alt.Y("series:N", title=None)
+    bars = (
+        alt.Chart()
         .mark_bar()
         .encode(
             x=alt.X("throughput_mb_s:Q", title="MB/s (10^6 bytes)"),
-            y=alt.Y("series:N", title=None),
+            y=y,
             color=alt.Color("path:N", title=None),
-            row=alt.Row("size:N", title=None),
-            tooltip=["series:N", "throughput_mb_s:Q", "p50_ms:Q"],
+            tooltip=[
+                "series:N", "throughput_mb_s:Q", "throughput_low:Q", "throughput_high:Q",
+                "p50_ms:Q", "interval:N",
+            ],
         )
-        .properties(width=WIDTH)
-        .resolve_scale(y="independent")
+    )  # fmt: skip
+    errors = (
+        alt.Chart()
+        .mark_rule(color=ERROR_BAR, strokeWidth=1.5)
+        .encode(x="bar_low:Q", x2="bar_high:Q", y=y)
     )
+    figure.chart = _panels(rows, "size", lambda: alt.layer(bars, errors).properties(width=WIDTH), 1)
     return figure
+
+
+def _throughput_interval(throughput: float, row: Row) -> Row:
+    """Payload over p50, at the ends of the p50's interval (a slower end, a lower rate);
+    ``bar_*`` the error bar's ends (of no length without an interval)."""
+    low, high = row["p50_ci_low_ms"], row["p50_ci_high_ms"]
+    if low is None or high is None or low <= 0:
+        ends: Row = {"throughput_low": None, "throughput_high": None}
+        return {**ends, "bar_low": throughput, "bar_high": throughput}
+    slow, fast = throughput * row["p50_ms"] / high, throughput * row["p50_ms"] / low
+    return {"throughput_low": slow, "throughput_high": fast, "bar_low": slow, "bar_high": fast}
 
 
 def resources(labelled: Labelled) -> Figure:
@@ -543,8 +633,9 @@ def trends(nights: Sequence[Run], current: Run) -> Figure:
     figure = Figure(
         "trends",
         "Trends across runs of the same plan",
-        f"p50 of each series over the runs of plan {current.document.get('plan')!r} at profile "
-        f"{current.profile!r} against the same target, up to this one.",
+        f"p50 of each series, with its 95 % interval, over the runs of plan "
+        f"{current.document.get('plan')!r} at profile {current.profile!r} against the same "
+        "target, up to this one.",
     )
     if len(nights) < 2:
         figure.note = "no earlier run of the same plan, profile and target"
@@ -565,20 +656,31 @@ def trends(nights: Sequence[Run], current: Run) -> Figure:
                         "started_at": night.document["started_at"],
                         "p50_ms": mode["stats"]["p50_ms"],
                         "verdict": verdict or "none",
+                        **interval_fields(mode["stats"]),
                     }
                 )
     figure.rows = rows
-    figure.chart = (
-        alt.Chart(_data(rows))
+    x = alt.X("started_at:T", title="run started (UTC)")
+    color = alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom", columns=2))
+    lines = (
+        alt.Chart()
         .mark_line(point=True)
         .encode(
-            x=alt.X("started_at:T", title="run started (UTC)"),
+            x=x,
             y=alt.Y("p50_ms:Q", title="p50 (ms)"),
-            color=alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom", columns=2)),
-            tooltip=["series:N", "run_id:N", "p50_ms:Q", "verdict:N"],
+            color=color,
+            tooltip=[
+                "series:N", "run_id:N", "p50_ms:Q", "p50_ci_low_ms:Q", "p50_ci_high_ms:Q",
+                "interval:N", "verdict:N",
+            ],
         )
-        .properties(width=WIDTH, height=300)
+    )  # fmt: skip
+    errors = (
+        alt.Chart()
+        .mark_rule(strokeWidth=1.5)
+        .encode(x=x, y="bar_low_ms:Q", y2="bar_high_ms:Q", color=color)
     )
+    figure.chart = alt.layer(lines, errors, data=_data(rows)).properties(width=WIDTH, height=300)
     return figure
 
 
@@ -587,7 +689,8 @@ def published(runs: Sequence[Run]) -> Figure:
         "published",
         "Published benchmarks beside the lab's",
         "Each reproduced publication's figure and the lab's for the same subject and case "
-        "(make reproduce); bars of one panel share its metric.",
+        "(make reproduce), the lab's with its 95 % interval where its metric has one (a p50); "
+        "the points of one panel share its metric, on a log scale.",
     )
     documents = [run.document for run in runs]
     plans = {document.get("plan") for document in documents}
@@ -602,34 +705,46 @@ def published(runs: Sequence[Run]) -> Figure:
             for entry in section.rows:
                 if entry.lab is None:
                     continue
+                interval = entry.lab.interval
                 for source, value in (("published", entry.published), ("lab", entry.lab.value)):
+                    low, high = interval if source == "lab" and interval else (None, None)
                     rows.append(
                         {
                             "panel": panel,
                             "subject": entry.subject.name,
                             "source": source,
                             "value": value,
+                            "low": low,
+                            "high": high,
+                            "bar_low": value if low is None else low,
+                            "bar_high": value if high is None else high,
                         }
                     )
     if not rows:
         figure.note = "no reproduction run (make reproduce) among these runs"
         return figure
     figure.rows = rows
-    chart = (
+    y = alt.Y("subject:N", title=None)
+    # Points, not bars: a bar on a log scale starts at 0, which the scale cannot hold
+    points = (
         alt.Chart()
-        .mark_bar()
+        .mark_point(filled=True, size=60)
         .encode(
             x=alt.X("value:Q", title=None, scale=alt.Scale(type="log")),
-            y=alt.Y("subject:N", title=None),
+            y=y,
             yOffset="source:N",
             color=alt.Color("source:N", title=None),
-            tooltip=["panel:N", "subject:N", "source:N", "value:Q"],
+            tooltip=["panel:N", "subject:N", "source:N", "value:Q", "low:Q", "high:Q"],
         )
-        .properties(width=260)
     )
-    figure.chart = chart.facet(
-        data=_data(rows), facet=alt.Facet("panel:N", title=None), columns=2
-    ).resolve_scale(x="independent", y="independent")
+    errors = (
+        alt.Chart()
+        .mark_rule(color=ERROR_BAR, strokeWidth=1.5)
+        .encode(x="bar_low:Q", x2="bar_high:Q", y=y, yOffset="source:N")
+    )
+    figure.chart = _panels(
+        rows, "panel", lambda: alt.layer(points, errors).properties(width=260), 2
+    )
     return figure
 
 

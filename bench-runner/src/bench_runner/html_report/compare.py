@@ -9,8 +9,13 @@ For every series (mode, client and version, parameters) measured in both runs, f
   percentiles of those;
 - the two-sided Mann-Whitney U test's p-value (scipy; no assumption on the distributions'
   shape, only that the iterations are independent);
-- a verdict: ``slower`` or ``faster`` when the interval excludes 0 and p < 0.05, ``no
-  clear change`` otherwise, ``too few samples`` under ``MIN_SAMPLES`` in either run.
+- each run's median with its 95 % order-statistics interval (``stats.quantile_interval``,
+  the interval results.json publishes, recomputed from the samples so that runs written
+  before it had intervals get one too);
+- a verdict: ``too few samples`` under ``MIN_SAMPLES`` in either run; ``within noise`` when
+  the two medians' intervals overlap, or either has none (fewer than 6 samples): figures
+  whose intervals overlap are never ranked; else ``slower`` or ``faster`` when the
+  difference's interval excludes 0 and p < 0.05, ``no clear change`` otherwise.
 """
 
 from collections.abc import Sequence
@@ -20,6 +25,7 @@ import numpy as np
 from scipy.stats import mannwhitneyu
 
 from bench_runner.html_report.runs import Document, Run
+from bench_runner.stats import intervals_overlap, quantile_interval
 
 RESAMPLES = 4000
 SEED = 20261123
@@ -37,6 +43,8 @@ class Change:
     n_b: int
     p50_a_ms: float
     p50_b_ms: float
+    p50_a_ci: tuple[float, float] | None
+    p50_b_ci: tuple[float, float] | None
     difference_ms: float
     change_pct: float
     ci_low_ms: float | None
@@ -60,13 +68,16 @@ def median_difference_ci(
 def change(mode_a: Document, mode_b: Document) -> Change:
     a, b = mode_a["samples_ms"], mode_b["samples_ms"]
     p50_a, p50_b = float(np.median(a)), float(np.median(b))
+    interval_a, interval_b = quantile_interval(a, 0.5), quantile_interval(b, 0.5)
     low = high = p_value = None
     if min(len(a), len(b)) < MIN_SAMPLES:
         verdict = "too few samples"
     else:
         low, high = median_difference_ci(a, b)
         p_value = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
-        if p_value < ALPHA and low > 0:
+        if intervals_overlap(interval_a, interval_b):
+            verdict = "within noise"
+        elif p_value < ALPHA and low > 0:
             verdict = "slower"
         elif p_value < ALPHA and high < 0:
             verdict = "faster"
@@ -81,6 +92,8 @@ def change(mode_a: Document, mode_b: Document) -> Change:
         n_b=len(b),
         p50_a_ms=p50_a,
         p50_b_ms=p50_b,
+        p50_a_ci=interval_a,
+        p50_b_ci=interval_b,
         difference_ms=p50_b - p50_a,
         change_pct=100.0 * (p50_b - p50_a) / p50_a if p50_a else 0.0,
         ci_low_ms=low,

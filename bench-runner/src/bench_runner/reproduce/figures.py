@@ -19,6 +19,12 @@ Its metric is then computed from that entry:
   a library's whole ``connect``, or the floor client's TCP connect, key exchange, auth and
   NETCONF hello. None when the entry recorded none of them.
 
+A figure of a p50 carries the p50's 95 % interval (``stats.p50_ci_low_ms`` and
+``p50_ci_high_ms``, results.json since schema version 5): ``p50_ms`` its ends,
+``throughput_mib_s`` the payload over them (the slow end is the low rate). The other metrics
+are means, sums of phase medians or Locust's means and have none; neither have results
+written before intervals existed.
+
 A Locust sweep's results document (``load.sweep``, written by transport-load) gives
 ``session_ms`` and ``command_ms``: the ``mean_ms`` of the step whose ``users`` is the case's
 and whose transport measures the subject's mode with its client (``load.transports``: mode,
@@ -37,6 +43,8 @@ from bench_runner.reproduce.published import CaseValue, Metric
 
 HIGHER_IS_BETTER: frozenset[Metric] = frozenset({"throughput_mib_s", "requests_per_s"})
 LOAD_METRICS: frozenset[Metric] = frozenset({"session_ms", "command_ms"})
+INTERVAL_METRICS: frozenset[Metric] = frozenset({"p50_ms", "throughput_mib_s"})
+"""The metrics of a p50, which have an interval in results written since schema version 5."""
 SETUP_PHASES = ("tcp_connect", "key_exchange", "auth", "connect", "hello")
 MIB = 1 << 20
 
@@ -49,6 +57,8 @@ class LabFigure:
     run_id: str
     client_version: str
     caveat: str = ""
+    interval: tuple[float, float] | None = None
+    """The figure's 95 % interval (module docstring); None where it has none."""
 
 
 def load_documents(results_dir: Path, prefixes: Sequence[str]) -> list[dict[str, Any]]:
@@ -85,6 +95,20 @@ def metric_value(entry: Mapping[str, Any], metric: Metric, requests: int) -> flo
     return float(sum(setup)) if setup else None
 
 
+def metric_interval(entry: Mapping[str, Any], metric: Metric) -> tuple[float, float] | None:
+    """The 95 % interval of ``metric`` of one ``modes[]`` entry (module docstring)."""
+    stats = entry["stats"]
+    low, high = stats.get("p50_ci_low_ms"), stats.get("p50_ci_high_ms")
+    if low is None or high is None:
+        return None
+    if metric == "p50_ms":
+        return float(low), float(high)
+    transfer = entry.get("transfer_bytes")
+    if metric == "throughput_mib_s" and transfer and low > 0:
+        return transfer / (high / 1000) / MIB, transfer / (low / 1000) / MIB
+    return None
+
+
 def lab_figure(
     runs: Sequence[Document],
     case: Mapping[str, CaseValue],
@@ -111,7 +135,12 @@ def lab_figure(
             ):
                 value = metric_value(entry, metric, requests)
                 if value is not None:
-                    return LabFigure(value, run["run_id"], entry["client_version"])
+                    return LabFigure(
+                        value,
+                        run["run_id"],
+                        entry["client_version"],
+                        interval=metric_interval(entry, metric),
+                    )
     return None
 
 

@@ -10,14 +10,29 @@ round by the lab than by the publication (a subject whose lab mode times a diffe
 is shown but not ranked), pairs the publication separates by no more than
 ``TIE_TOLERANCE`` (relative to the larger figure) counting as ties: run-to-run noise of
 equal modes is not a reversal.
+
+The lab's side is held to its intervals: two lab figures whose 95 % intervals overlap are
+``within noise`` (``stats.intervals_overlap``), never ordered, so such a pair is never a
+reversal, and a lab speedup whose subject is within noise of the reference says so. The lab
+column shows each figure of a p50 with its interval. A lab figure without an interval (a
+mean, a sum of phase medians, a Locust step, results written before intervals existed) is
+ordered by its value as before and marked ``interval unknown`` where a p50's would be: not
+ordering those would leave the NETCONF and parallel-ssh reproductions without a comparison.
 """
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from bench_runner.reproduce.figures import HIGHER_IS_BETTER, Document, LabFigure, lab_figure
+from bench_runner.reproduce.figures import (
+    HIGHER_IS_BETTER,
+    INTERVAL_METRICS,
+    Document,
+    LabFigure,
+    lab_figure,
+)
 from bench_runner.reproduce.published import CaseValue, Experiment, Metric, Subject
+from bench_runner.stats import intervals_overlap
 
 TIE_TOLERANCE = 0.05
 
@@ -39,6 +54,8 @@ class Row:
     lab: LabFigure | None
     published_speedup: float | None
     lab_speedup: float | None
+    lab_within_noise: bool = False
+    """The lab's figure is within noise of the reference subject's (intervals overlap)."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +64,9 @@ class Section:
     metric: Metric
     rows: list[Row]
     reversals: list[tuple[str, str]]
-    """(a, b): the publication has a ahead of b, the lab b ahead of a."""
+    """(a, b): the publication has a ahead of b, the lab b ahead of a, apart in the lab."""
+    within_noise: list[tuple[str, str]]
+    """Ranked subjects both measured whose lab intervals overlap: the lab orders them not."""
 
     @property
     def compared(self) -> int:
@@ -75,9 +94,28 @@ def _ahead(a: float, b: float, metric: Metric) -> bool:
     return a > b if metric in HIGHER_IS_BETTER else a < b
 
 
+def lab_within_noise(a: LabFigure | None, b: LabFigure | None) -> bool:
+    """Both lab figures have intervals and they overlap (module docstring: a figure without
+    one is ordered by its value)."""
+    if a is None or b is None or a.interval is None or b.interval is None:
+        return False
+    return intervals_overlap(a.interval, b.interval)
+
+
+def noise_pairs(rows: Sequence[Row]) -> list[tuple[str, str]]:
+    """Ranked subjects both measured by the lab whose intervals overlap."""
+    ranked = [row for row in rows if row.lab and row.subject.ranked]
+    return [
+        (first.subject.name, second.subject.name)
+        for first, second in combinations(ranked, 2)
+        if lab_within_noise(first.lab, second.lab)
+    ]
+
+
 def reversals(rows: Sequence[Row], metric: Metric) -> list[tuple[str, str]]:
-    """Pairs the lab orders against the publication, ties within ``TIE_TOLERANCE`` and
-    subjects that are not ranked aside."""
+    """Pairs the lab orders against the publication; ties within ``TIE_TOLERANCE``,
+    pairs within noise in the lab and subjects that are not ranked aside."""
+    noise = set(noise_pairs(rows))
     measured = [
         (row.subject.name, row.published, row.lab.value)
         for row in rows
@@ -85,6 +123,8 @@ def reversals(rows: Sequence[Row], metric: Metric) -> list[tuple[str, str]]:
     ]
     found = []
     for first, second in combinations(measured, 2):
+        if (first[0], second[0]) in noise:
+            continue
         larger = max(abs(first[1]), abs(second[1]))
         if larger == 0 or abs(first[1] - second[1]) / larger <= TIE_TOLERANCE:
             continue
@@ -136,11 +176,15 @@ def sections(experiment: Experiment, runs: Sequence[Document]) -> list[Section]:
                         _value(reference_lab),
                         spec.name,
                     ),
+                    lab_within_noise=subject.name != experiment.reference
+                    and lab_within_noise(lab[subject.name], reference_lab),
                 )
                 for subject in experiment.subjects
                 if subject.name in published
             ]
-            built.append(Section(case, spec.name, rows, reversals(rows, spec.name)))
+            built.append(
+                Section(case, spec.name, rows, reversals(rows, spec.name), noise_pairs(rows))
+            )
     return built
 
 
@@ -162,6 +206,19 @@ def _ratio(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}x"
 
 
+def lab_cell(figure: LabFigure | None, metric: Metric) -> str:
+    """The lab's figure with its interval, ``155.9 [154.2-157.8]`` (an en dash); a p50
+    without one says ``interval unknown``."""
+    if figure is None:
+        return _number(None)
+    if figure.interval is not None:
+        low, high = figure.interval
+        return f"{_number(figure.value)} [{_number(low)}\N{EN DASH}{_number(high)}]"
+    if metric in INTERVAL_METRICS:
+        return f"{_number(figure.value)} (interval unknown)"
+    return _number(figure.value)
+
+
 def _case(case: Mapping[str, CaseValue]) -> str:
     return ", ".join(f"{key}={value}" for key, value in case.items())
 
@@ -169,12 +226,14 @@ def _case(case: Mapping[str, CaseValue]) -> str:
 def _verdict(section: Section) -> str:
     if section.ranking_holds is None:
         return "not compared (fewer than two subjects measured by the lab)"
+    noise = "; ".join(f"{a} and {b}" for a, b in section.within_noise)
+    within = f"; within noise in the lab, not ordered: {noise}" if noise else ""
     if section.ranking_holds:
-        return f"yes ({section.compared} subjects)"
+        return f"yes ({section.compared} subjects{within})"
     pairs = "; ".join(
         f"{a} ahead of {b} published, behind in the lab" for a, b in section.reversals
     )
-    return f"no: {pairs}"
+    return f"no: {pairs}{within}"
 
 
 def client_label(client: str, version: str) -> str:
@@ -190,7 +249,7 @@ def _section_markdown(experiment: Experiment, section: Section) -> list[str]:
     lines = [
         f"### {_case(section.case)} · {METRIC_LABELS[section.metric]}, {better} is better",
         "",
-        f"| subject | lab | {published} | lab speedup vs {reference} | published speedup "
+        f"| subject | lab [95 % CI] | {published} | lab speedup vs {reference} | published speedup "
         f"vs {reference} | lab client | note |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -203,10 +262,11 @@ def _section_markdown(experiment: Experiment, section: Section) -> list[str]:
             if row.lab is not None
             else (row.subject.client or "—")
         )
+        lab_speedup = _ratio(row.lab_speedup) + (" (within noise)" if row.lab_within_noise else "")
         lines.append(
-            f"| {row.subject.name} | {_number(_value(row.lab))} | {_number(row.published)} | "
-            f"{_ratio(row.lab_speedup)} | {_ratio(row.published_speedup)} | {client} | "
-            f"{note} |"
+            f"| {row.subject.name} | {lab_cell(row.lab, section.metric)} | "
+            f"{_number(row.published)} | {lab_speedup} | {_ratio(row.published_speedup)} | "
+            f"{client} | {note} |"
         )
     lines += ["", f"Ranking holds: {_verdict(section)}.", ""]
     return lines
@@ -280,8 +340,9 @@ def comparison_markdown(
         "",
         f"Made by `{command}` on {made_at} from the results documents of "
         f"{len(runs)} run(s). Figures are the lab's unless marked published; a dash is a "
-        "figure the lab did not measure. Speedups are against each experiment's reference "
-        "subject (above 1: better than it).",
+        "figure the lab did not measure; a lab p50 is followed by its 95 % interval, and two "
+        "lab figures whose intervals overlap are within noise, never ordered. Speedups are "
+        "against each experiment's reference subject (above 1: better than it).",
         "",
     ]
     return "\n".join(header + [experiment_markdown(e, runs) for e in experiments]) + "\n"

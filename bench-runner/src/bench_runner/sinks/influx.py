@@ -86,6 +86,30 @@ def parameter_fields(mode: ModeResult) -> dict[str, int]:
     }
 
 
+def precision_fields(mode: ModeResult) -> dict[str, FieldValue | None]:
+    """The intervals of the figures and how precise the median got (absent where null)."""
+    stats = mode.stats
+    precision = mode.precision
+    speedup = mode.speedup_vs_baseline_ci
+    floor = mode.p50_vs_floor_ci
+    return {
+        SummaryField.P50_CI_LOW_MS: stats.p50_ci_low_ms,
+        SummaryField.P50_CI_HIGH_MS: stats.p50_ci_high_ms,
+        SummaryField.P95_CI_LOW_MS: stats.p95_ci_low_ms,
+        SummaryField.P95_CI_HIGH_MS: stats.p95_ci_high_ms,
+        SummaryField.P99_CI_LOW_MS: stats.p99_ci_low_ms,
+        SummaryField.P99_CI_HIGH_MS: stats.p99_ci_high_ms,
+        SummaryField.P50_CI_HALF_WIDTH_PCT: stats.p50_ci_half_width_pct,
+        SummaryField.PRECISION_TARGET_PCT: precision.target_half_width_pct if precision else None,
+        SummaryField.PRECISE: int(precision.precise) if precision else None,
+        SummaryField.STOP_REASON: precision.stop_reason if precision else None,
+        SummaryField.SPEEDUP_VS_BASELINE_CI_LOW: speedup[0] if speedup else None,
+        SummaryField.SPEEDUP_VS_BASELINE_CI_HIGH: speedup[1] if speedup else None,
+        SummaryField.P50_VS_FLOOR_CI_LOW: floor[0] if floor else None,
+        SummaryField.P50_VS_FLOOR_CI_HIGH: floor[1] if floor else None,
+    }
+
+
 def model_fields(mode: ModeResult) -> dict[str, float | None]:
     model = mode.rtt_model
     check = mode.rtt_check
@@ -129,6 +153,7 @@ def summary_fields(mode: ModeResult) -> dict[str, FieldValue | None]:
         if mode.handshakes is not None and mode.handshakes.available
         else None,
         **parameter_fields(mode),
+        **precision_fields(mode),
         **model_fields(mode),
         **resource_fields(mode),
         **wire_model.summary_fields(mode.wire),

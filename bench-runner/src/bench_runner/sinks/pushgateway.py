@@ -26,6 +26,10 @@ DURATION_GAUGES = {
     "min": "min_ms",
     "max": "max_ms",
     "stddev": "stddev_ms",
+    "p50_ci_low": "p50_ci_low_ms",
+    "p50_ci_high": "p50_ci_high_ms",
+    "p95_ci_low": "p95_ci_low_ms",
+    "p95_ci_high": "p95_ci_high_ms",
 }
 
 
@@ -40,7 +44,8 @@ def run_registry(run: RunResult) -> CollectorRegistry:
     durations = {
         suffix: Gauge(
             f"transport_bench_mode_{suffix}_seconds",
-            f"{suffix} wall time of one iteration",
+            f"{suffix} wall time of one iteration"
+            + (" (an end of the 95 % interval)" if "_ci_" in suffix else ""),
             mode_labels,
             registry=registry,
         )
@@ -104,6 +109,18 @@ def run_registry(run: RunResult) -> CollectorRegistry:
         mode_labels,
         registry=registry,
     )
+    half_width = Gauge(
+        "transport_bench_mode_p50_ci_half_width_ratio",
+        "half-width of the p50's 95 % interval over the p50 (0.03: within 3 %)",
+        mode_labels,
+        registry=registry,
+    )
+    precise = Gauge(
+        "transport_bench_mode_precise",
+        "1 when the p50 reached its target precision, else 0",
+        mode_labels,
+        registry=registry,
+    )
     finished = Gauge(
         "transport_bench_run_finished_timestamp_seconds",
         "end of the run, Unix time",
@@ -137,6 +154,10 @@ def run_registry(run: RunResult) -> CollectorRegistry:
         errors.labels(*labels).set(mode.stats.errors)
         if mode.stream is not None:
             stream_rate.labels(*labels).set(mode.stream.updates_per_second)
+        if mode.stats.p50_ci_half_width_pct is not None:
+            half_width.labels(*labels).set(mode.stats.p50_ci_half_width_pct / 100)
+        if mode.precision is not None:
+            precise.labels(*labels).set(1 if mode.precision.precise else 0)
         verdict = mode.verdict
         if verdict is not None:
             regression.labels(*labels).set(1 if verdict.verdict == "regression" else 0)

@@ -27,6 +27,23 @@ with half the variance. The verdict is ``regression`` (slower) or ``improved`` (
 when ``tonight`` is flagged, or when ``sustained`` is flagged in the direction tonight moved;
 else ``unchanged``. No earlier night: ``new``; fewer than ``min_nights``:
 ``insufficient_history``.
+
+Before any of that, tonight's median is set beside the baseline's with their 95 %
+intervals: when they overlap the verdict is ``within_noise``, whatever the robust z says
+(two figures whose intervals overlap are never ranked). Tonight's interval is its median's
+order-statistics interval over its iterations (``stats.quantile_interval``, the interval
+results.json publishes). The baseline's is the same interval of the median of the baseline
+nights' medians: the baseline figure is that median ``B``, so its interval is the one that
+says how well the nights pin ``B`` down, night-to-night drift included, and it narrows as
+nights accumulate, as an interval of a median should. The union of the nights' own
+intervals was not chosen: it spans the extreme nights, widens with every night kept and
+describes the range of single nights (the robust z's business), not the uncertainty of
+``B``. In the simulation (simulation.py, 2000 trials) it finds a 5 % step within two nights
+70 % of the time instead of 98 % at 2 % noise and 1 % drift, 4 % instead of 47 % at 5 % and
+2 %; the median's interval keeps the first and trades the second's false alarms (1.8 %
+instead of 4.4 % a mode-night) for detection (59 % without intervals). An interval that
+cannot be had (tonight under 6 samples, a baseline under 6 nights) leaves the robust-z
+gate alone to decide, as before intervals existed, and the result says so (``unknown``).
 """
 
 import math
@@ -35,8 +52,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from bench_runner.stats import intervals_overlap, quantile_interval
 from bench_runner.verdicts.config import VerdictConfig
-from bench_runner.verdicts.model import VerdictKind
+from bench_runner.verdicts.model import IntervalsOutcome, VerdictKind
 
 MAD_TO_SD = 1.4826
 """1 / Phi^-1(3/4): the MAD of normal data times this is its standard deviation."""
@@ -55,6 +73,8 @@ class Night:
     """1.4826 x MAD of the night's samples, percent of its median; None without samples."""
     n: int
     """Samples the median is of."""
+    p50_ci: tuple[float, float] | None = None
+    """The median's 95 % interval from its samples; None under 6 samples."""
 
     @property
     def median_se_ms(self) -> float:
@@ -69,7 +89,7 @@ def night_of(samples_ms: Sequence[float]) -> Night:
     median = statistics.median(samples_ms)
     mad = statistics.median(abs(sample - median) for sample in samples_ms)
     spread = 100 * MAD_TO_SD * mad / median if median > 0 else None
-    return Night(median, spread, len(samples_ms))
+    return Night(median, spread, len(samples_ms), quantile_interval(samples_ms, 0.5))
 
 
 @dataclass(frozen=True)
@@ -88,11 +108,32 @@ class Judgement:
 
 
 @dataclass(frozen=True)
+class NoiseCheck:
+    """Tonight's median interval beside the baseline median's (module docstring)."""
+
+    tonight: tuple[float, float] | None
+    baseline: tuple[float, float] | None
+
+    @property
+    def outcome(self) -> IntervalsOutcome:
+        if self.tonight is None or self.baseline is None:
+            return "unknown"
+        return "overlap" if intervals_overlap(self.tonight, self.baseline) else "apart"
+
+
+def baseline_interval(baseline: Sequence[Night]) -> tuple[float, float] | None:
+    """The 95 % interval of the median of the baseline nights' medians; None under 6."""
+    return quantile_interval([night.median_ms for night in baseline], 0.5)
+
+
+@dataclass(frozen=True)
 class GateResult:
     verdict: VerdictKind
     judgement: Judgement | None
     """The level the verdict rests on: the flagged one, else tonight's; None for ``new``
     and ``insufficient_history``."""
+    noise: NoiseCheck | None = None
+    """The intervals set side by side; None for ``new`` and ``insufficient_history``."""
 
 
 def judge_level(
@@ -128,13 +169,16 @@ def gate(history: Sequence[Night], tonight: Night, config: VerdictConfig) -> Gat
         return GateResult("insufficient_history", None)
     n = config.baseline_nights
     alone = judge_level("tonight", history[-n:], [tonight], config)
+    noise = NoiseCheck(tonight.p50_ci, baseline_interval(history[-n:]))
+    if noise.outcome == "overlap":
+        return GateResult("within_noise", alone, noise)
     if alone.flagged:
-        return GateResult(_direction(alone.change_pct), alone)
+        return GateResult(_direction(alone.change_pct), alone, noise)
     if len(history) - 1 >= config.min_nights:
         lasting = judge_level("sustained", history[-n - 1 : -1], [history[-1], tonight], config)
         if lasting.flagged and (lasting.change_pct > 0) == (alone.change_pct > 0):
-            return GateResult(_direction(lasting.change_pct), lasting)
-    return GateResult("unchanged", alone)
+            return GateResult(_direction(lasting.change_pct), lasting, noise)
+    return GateResult("unchanged", alone, noise)
 
 
 def _direction(change_pct: float) -> VerdictKind:

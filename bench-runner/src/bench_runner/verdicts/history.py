@@ -6,6 +6,12 @@ store (store.py) under ``RESULTS_DIR``, whatever its schema version. A series is
 issue names (mode, client, parameters, profile, engine) plus the commands: the same
 measurement night after night, across client upgrades (a library that got slower is a
 regression). A night contributes a series only when it published it with samples.
+
+A night is read from its samples (``gate.night_of``): its median, spread and the median's
+95 % interval, the same order statistics results.json's ``stats.p50_ci_low_ms`` and
+``p50_ci_high_ms`` hold since schema version 5, so nights written before that have an
+interval too. Only the baseline's nightly medians and tonight's interval enter the verdict's
+intervals (gate.py).
 """
 
 from collections.abc import Iterable

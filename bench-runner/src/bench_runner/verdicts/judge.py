@@ -43,7 +43,14 @@ def judge_mode(
 ) -> Verdict:
     tonight = night_of(mode.samples_ms)
     result = gate([record.night for record in records], tonight, config)
-    verdict = Verdict(verdict=result.verdict, median_ms=tonight.median_ms, nights=len(records))
+    interval = tonight.p50_ci
+    verdict = Verdict(
+        verdict=result.verdict,
+        median_ms=tonight.median_ms,
+        nights=len(records),
+        p50_ci_low_ms=interval[0] if interval else None,
+        p50_ci_high_ms=interval[1] if interval else None,
+    )
     judgement = result.judgement
     if judgement is not None:
         verdict = verdict.model_copy(
@@ -56,6 +63,16 @@ def judge_mode(
                 "change_pct": judgement.change_pct,
                 "robust_z": judgement.robust_z,
                 "rule": judgement.rule,
+            }
+        )
+    noise = result.noise
+    if noise is not None:
+        baseline_ci = noise.baseline
+        verdict = verdict.model_copy(
+            update={
+                "baseline_ci_low_ms": baseline_ci[0] if baseline_ci else None,
+                "baseline_ci_high_ms": baseline_ci[1] if baseline_ci else None,
+                "intervals": noise.outcome,
             }
         )
     if result.verdict in ("regression", "improved"):
@@ -83,7 +100,8 @@ def _named(mode: ModeResult) -> str:
 
 def summary_line(run: RunResult, config: VerdictConfig) -> str:
     """``verdicts: 2 regressed (ssh/fresh-conn asyncssh +12.3 %, ...), 1 improved (...),
-    30 unchanged, 4 new, 1 with insufficient history (< 5 nights)``."""
+    25 within noise, 5 unchanged, 4 new, 1 with insufficient history (< 5 nights)``; a
+    series judged without intervals (``intervals: unknown``) is counted at the end."""
     judged = [mode for mode in run.modes if mode.verdict is not None]
     if not judged:
         return "verdicts: none (no published series with samples)"
@@ -95,7 +113,8 @@ def summary_line(run: RunResult, config: VerdictConfig) -> str:
                 _named(mode) for mode in judged if mode.verdict and mode.verdict.verdict == kind
             )
             parts.append(f"{counts[kind]} {label} ({named})")
-    for kind, label in (("unchanged", "unchanged"), ("new", "new")):
+    quiet = (("within_noise", "within noise"), ("unchanged", "unchanged"), ("new", "new"))
+    for kind, label in quiet:
         if counts[kind]:
             parts.append(f"{counts[kind]} {label}")
     if counts["insufficient_history"]:
@@ -103,4 +122,7 @@ def summary_line(run: RunResult, config: VerdictConfig) -> str:
             f"{counts['insufficient_history']} with insufficient history "
             f"(< {config.min_nights} nights)"
         )
+    unknown = sum(bool(mode.verdict and mode.verdict.intervals == "unknown") for mode in judged)
+    if unknown:
+        parts.append(f"{unknown} judged without intervals (under 6 samples or 6 nights)")
     return "verdicts: " + ", ".join(parts)

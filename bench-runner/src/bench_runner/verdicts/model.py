@@ -5,7 +5,13 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-VerdictKind = Literal["regression", "improved", "unchanged", "new", "insufficient_history"]
+VerdictKind = Literal[
+    "regression", "improved", "unchanged", "within_noise", "new", "insufficient_history"
+]
+IntervalsOutcome = Literal["overlap", "apart", "unknown"]
+"""Tonight's median interval beside the baseline median's: ``overlap`` (the verdict is
+``within_noise``), ``apart``, or ``unknown`` (one of them has none: the robust-z gate alone
+decided, as before intervals existed)."""
 
 
 class Verdict(BaseModel):
@@ -35,3 +41,14 @@ class Verdict(BaseModel):
     """The first night of the lasting shift the change-point search found, when the
     verdict is a regression or an improvement and the search found one."""
     changepoint_started_at: datetime | None = None
+    p50_ci_low_ms: float | None = None
+    """Tonight's median's 95 % interval (its samples' order statistics), whatever the
+    verdict; null under 6 samples."""
+    p50_ci_high_ms: float | None = None
+    baseline_ci_low_ms: float | None = None
+    """The baseline median's 95 % interval (order statistics of the baseline nights'
+    medians, gate.py); null under 6 baseline nights."""
+    baseline_ci_high_ms: float | None = None
+    intervals: IntervalsOutcome | None = None
+    """The two intervals side by side; null for ``new`` and ``insufficient_history``, and in
+    verdicts written before intervals existed."""

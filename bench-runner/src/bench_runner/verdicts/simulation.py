@@ -6,7 +6,8 @@ samples each. Night k's true median is ``100 ms x exp(drift x e_k)``, ``e_k`` st
 normal and independent from night to night (the night-to-night drift of a shared lab);
 each sample is that median times ``1 + noise x e``. From night ``baseline_nights`` on,
 every night is judged against the nights before it: the ``null_nights`` nights are the
-false-alarm opportunities (any verdict but ``unchanged`` is a false alarm), then every
+false-alarm opportunities (a regression or an improvement is a false alarm;
+``unchanged`` and ``within_noise`` are not), then every
 true median steps up by ``step`` and the step is detected when the first or the second
 night after it is judged a regression. The contrast is the test it replaces: a two-sided
 Mann-Whitney U test of tonight's samples against last night's at p < 0.05, on the same
@@ -20,14 +21,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy.stats import mannwhitneyu
 
 from bench_runner.verdicts.config import VerdictConfig
-from bench_runner.verdicts.gate import Night, gate
+from bench_runner.verdicts.gate import gate, night_of
 
 BASE_MS = 100.0
 MW_ALPHA = 0.05
+QUIET_VERDICTS = frozenset({"unchanged", "within_noise"})
+"""What a quiet night may be judged without a false alarm: neither ranks it."""
 
 
 @dataclass(frozen=True)
@@ -53,12 +55,6 @@ class Figures:
     mann_whitney_false_alarms_per_mode_night_pct: float
 
 
-def _night(samples: NDArray[np.float64]) -> Night:
-    median = float(np.median(samples))
-    spread = 100 * 1.4826 * float(np.median(np.abs(samples - median))) / median
-    return Night(median, spread, len(samples))
-
-
 def simulate(scenario: Scenario, trials: int, seed: int, config: VerdictConfig) -> Figures:
     """The scenario's detection and false-alarm rates, gate and Mann-Whitney."""
     rng = np.random.default_rng(seed)
@@ -71,12 +67,12 @@ def simulate(scenario: Scenario, trials: int, seed: int, config: VerdictConfig) 
         truth[step_night:] *= 1 + scenario.step
         noise = 1 + scenario.noise * rng.standard_normal((n_nights, scenario.iterations))
         samples = truth[:, None] * noise
-        nights = [_night(row) for row in samples]
+        nights = [night_of(row.tolist()) for row in samples]
         p_values = mannwhitneyu(samples[start:], samples[start - 1 : -1], axis=1).pvalue
         mw = np.asarray(p_values) < MW_ALPHA
         verdicts = [gate(nights[:k], nights[k], config).verdict for k in range(start, n_nights)]
         null = scenario.null_nights
-        alarms += sum(verdict != "unchanged" for verdict in verdicts[:null])
+        alarms += sum(verdict not in QUIET_VERDICTS for verdict in verdicts[:null])
         mw_alarms += int(np.count_nonzero(mw[:null]))
         detected += "regression" in verdicts[null:]
         mw_detected += bool(mw[null:].any())

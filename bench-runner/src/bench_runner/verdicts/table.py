@@ -1,6 +1,7 @@
 """``bench-runner verdicts``: the verdicts of runs read back from their results.json, as a
-table. A run written before verdicts existed is judged on the spot, against the nights
-before it, with the settings of its plan when it is a built-in one (else the defaults)."""
+table, each median beside its 95 % interval and the baseline's. A run written before
+verdicts existed is judged on the spot, against the nights before it, with the settings of
+its plan when it is a built-in one (else the defaults)."""
 
 from pathlib import Path
 
@@ -46,7 +47,11 @@ def _number(value: float | None, digits: int = 1, signed: bool = False) -> str:
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
-STYLES = {"regression": "red", "improved": "green", "new": "cyan"}
+STYLES = {"regression": "red", "improved": "green", "new": "cyan", "within_noise": "dim"}
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    return "-" if low is None or high is None else f"{low:.1f}-{high:.1f}"
 
 
 def verdicts_table(runs: list[RunResult]) -> Table:
@@ -59,7 +64,10 @@ def verdicts_table(runs: list[RunResult]) -> Table:
         "parameters",
         "verdict",
         "median ms",
+        "95 % CI",
         "baseline ms",
+        "baseline CI",
+        "intervals",
         "MAD ms",
         "change %",
         "threshold %",
@@ -82,7 +90,10 @@ def verdicts_table(runs: list[RunResult]) -> Table:
                 " ".join(f"{key}={value}" for key, value in mode.parameter_tags().items()),
                 f"[{style}]{verdict.verdict}[/{style}]" if style else verdict.verdict,
                 _number(verdict.median_ms),
+                _interval(verdict.p50_ci_low_ms, verdict.p50_ci_high_ms),
                 _number(verdict.baseline_median_ms),
+                _interval(verdict.baseline_ci_low_ms, verdict.baseline_ci_high_ms),
+                verdict.intervals or "-",
                 _number(verdict.baseline_mad_ms, 2),
                 _number(verdict.change_pct, signed=True),
                 _number(verdict.threshold_pct),

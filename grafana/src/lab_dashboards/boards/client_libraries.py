@@ -9,6 +9,7 @@ from grafana_foundation_sdk.builders.dashboard import Row
 from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render
 from lab_dashboards.influxql import last, matches
+from lab_dashboards.intervals import P50, P95, VS_FLOOR, units, with_interval
 from lab_dashboards.panels import (
     FULL,
     RATIO_UNIT,
@@ -18,8 +19,11 @@ from lab_dashboards.panels import (
     series_table,
     time_split_bars,
 )
+from lab_dashboards.precision import mark_noise, ratio_columns
 
 UID = "client-libraries"
+FLOOR = f"{TIMES} floor"
+VS_FLOOR_CLIENT = "vs floor client"
 SCOPE = (
     *variables.RUN_SCOPE,
     matches(Tag.TRANSPORT, "transport"),
@@ -58,8 +62,10 @@ def build() -> dict[str, Any]:
                 "How long does the same mode take with each library? (p50 and p95, ms)",
                 "Every series of the run: mode · client version · parameters, sorted so that "
                 "the libraries of one mode stand together (gnmi/stream's figures are update "
-                "delays: a change on the device to its update at the client).",
-                (last(SummaryField.P50_MS, "p50"), last(SummaryField.P95_MS, "p95")),
+                "delays: a change on the device to its update at the client). Each figure "
+                "between the lighter bars of its 95 % interval: two libraries whose p50 "
+                "intervals overlap are within noise of each other.",
+                (*with_interval(P50, "p50"), *with_interval(P95, "p95")),
                 SCOPE,
                 "ms",
                 height=14,
@@ -70,9 +76,10 @@ def build() -> dict[str, Any]:
                 "How many times the floor client's p50? (same mode and parameters)",
                 "p50 of the series over the p50 of the same mode and parameters with its floor "
                 "client (asyncssh, httpx, python-ssl, quic-go or grpc-go) in the same run: 1 is "
-                "the floor, 3 means the library takes three times as long. Empty when the run "
-                "did not measure the floor client.",
-                (last(SummaryField.P50_VS_FLOOR, f"{TIMES} floor"),),
+                "the floor, 3 means the library takes three times as long, between the lighter "
+                "bars of its 95 % interval (each median's at 97.5 %). Empty when the run did "
+                "not measure the floor client.",
+                with_interval(VS_FLOOR, FLOOR),
                 SCOPE,
                 RATIO_UNIT,
                 height=14,
@@ -116,24 +123,34 @@ def build() -> dict[str, Any]:
             )
         )
         .with_panel(
-            series_table(
-                "Libraries, versions and figures",
-                "One row per series; the version is the installed distribution's (OpenSSH: "
-                "`ssh -V`).",
-                (
-                    last(SummaryField.P50_MS, "p50"),
-                    last(SummaryField.P95_MS, "p95"),
-                    last(SummaryField.P50_VS_FLOOR, f"{TIMES} floor"),
-                    last(SummaryField.N, "n"),
-                    last(SummaryField.ERRORS, "errors"),
-                    last(wire_p50_field("round_trips"), "round trips"),
-                    last(wire_p50_field("packets_out"), "packets out"),
-                    last(wire_p50_field("packets_in"), "packets in"),
+            mark_noise(
+                series_table(
+                    "Libraries, versions and figures",
+                    "One row per series; the version is the installed distribution's (OpenSSH: "
+                    "`ssh -V`). Each figure between the ends of its 95 % interval (CI low, CI "
+                    "high); `vs floor client` says slower or faster only where the whole interval "
+                    "of the times-the-floor ratio lies above or below 1, within noise where it "
+                    "holds 1 (the two p50 intervals overlap; also the floor client against "
+                    "itself), not ranked without an interval.",
+                    (
+                        *with_interval(P50, "p50"),
+                        *with_interval(P95, "p95"),
+                        *ratio_columns(VS_FLOOR, FLOOR, VS_FLOOR_CLIENT),
+                        last(SummaryField.N, "n"),
+                        last(SummaryField.ERRORS, "errors"),
+                        last(wire_p50_field("round_trips"), "round trips"),
+                        last(wire_p50_field("packets_out"), "packets out"),
+                        last(wire_p50_field("packets_in"), "packets in"),
+                    ),
+                    SCOPE,
+                    units({"p50": "ms", "p95": "ms", FLOOR: RATIO_UNIT})
+                    | {VS_FLOOR_CLIENT: "none"},
+                    group_by=(Tag.SERIES, Tag.CLIENT, Tag.CLIENT_VERSION),
+                    width=FULL,
                 ),
-                SCOPE,
-                {"p50": "ms", "p95": "ms"},
-                group_by=(Tag.SERIES, Tag.CLIENT, Tag.CLIENT_VERSION),
-                width=FULL,
+                VS_FLOOR_CLIENT,
+                "slower",
+                "faster",
             )
         )
         .with_row(Row("What each library negotiated"))

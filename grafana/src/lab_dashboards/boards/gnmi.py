@@ -9,6 +9,7 @@ from grafana_foundation_sdk.builders.dashboard import Row
 from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render
 from lab_dashboards.influxql import Column, Select, equals, last, matches, quoted, raw
+from lab_dashboards.intervals import P50, P95, point, units, with_interval
 from lab_dashboards.panels import (
     FULL,
     HALF,
@@ -81,9 +82,10 @@ def build() -> dict[str, Any]:
             series_bars(
                 "gNMI at $profile: how long does each mode take? (p50 and p95, ms)",
                 "Wall time of one iteration (every command, channel setup where the mode makes "
-                "one), per mode · client version · parameters. gnmi/stream is not here: its "
-                "figure is an update's delay, not a request's time (below).",
-                (last(SummaryField.P50_MS, "p50"), last(SummaryField.P95_MS, "p95")),
+                "one), per mode · client version · parameters, each figure between the lighter "
+                "bars of its 95 % interval. gnmi/stream is not here: its figure is an update's "
+                "delay, not a request's time (below).",
+                (*with_interval(P50, "p50"), *with_interval(P95, "p95")),
                 REQUESTS,
                 "ms",
                 height=12,
@@ -96,11 +98,12 @@ def build() -> dict[str, Any]:
             xy_points(
                 "How does each gNMI mode's p50 grow with the RTT? (ms)",
                 "p50 against the verified RTT, one line per series across the profiles of the "
-                "sweep: the slope is the round trips an iteration waits for.",
+                "sweep: the slope is the round trips an iteration waits for. The small points "
+                "above and below each p50 are the ends of its 95 % interval.",
                 Select(
                     (
                         raw(SummaryField.VERIFIED_RTT_MS, "verified RTT"),
-                        raw(SummaryField.P50_MS, "p50"),
+                        *with_interval(P50, "p50", point),
                     ),
                     Measurement.MODE_SUMMARY,
                     REQUESTS,
@@ -120,9 +123,10 @@ def build() -> dict[str, Any]:
                 "then one per unary call), those the client is expected to pay and the "
                 "protocol minimum; the p50 beside the round-trip model (the series' p50 at "
                 "local plus its counted round trips times the added RTT; empty without a "
-                "local run in the sweep); channels opened and commands carried per request.",
+                "local run in the sweep); channels opened and commands carried per request. The "
+                "p50 between the ends of its 95 % interval (CI low, CI high).",
                 (
-                    last(SummaryField.P50_MS, "p50"),
+                    *with_interval(P50, "p50"),
                     last(SummaryField.RTT_MODEL_P50_MS, MODEL),
                     Column(
                         f"last({quoted(SummaryField.P50_MS)}) - "
@@ -137,7 +141,7 @@ def build() -> dict[str, Any]:
                     last(SummaryField.TIME_STALLS, "TCP stalls"),
                 ),
                 REQUESTS,
-                {"p50": "ms", MODEL: "ms", "beyond the model": "ms"},
+                units({"p50": "ms"}) | {MODEL: "ms", "beyond the model": "ms"},
                 group_by=(Tag.SERIES, Tag.PROFILE),
                 height=12,
             )
@@ -149,11 +153,12 @@ def build() -> dict[str, Any]:
                 "Per iteration the runner changes a description over a second channel; the "
                 "delay is the client's receive time minus the update's device timestamp "
                 "(the device and the runner share the host's clock). Its floor is one way "
-                "across the WAN, half the RTT, plus the device's notification path.",
+                "across the WAN, half the RTT, plus the device's notification path. The small "
+                "points above and below are the ends of the p50's 95 % interval.",
                 Select(
                     (
                         raw(SummaryField.VERIFIED_RTT_MS, "verified RTT"),
-                        raw(SummaryField.P50_MS, "update delay p50"),
+                        *with_interval(P50, "update delay p50", point),
                     ),
                     Measurement.MODE_SUMMARY,
                     STREAMS,
@@ -171,22 +176,19 @@ def build() -> dict[str, Any]:
                 "Update delay and updates per second (per profile)",
                 "Update delay over the measured iterations (p50, p95), half the verified RTT "
                 "beside it, and what one STREAM SAMPLE subscription at the lab's 1 ms "
-                "interval delivered per second at the client over a fixed window.",
+                "interval delivered per second at the client over a fixed window. Each delay "
+                "between the ends of its 95 % interval (CI low, CI high).",
                 (
-                    last(SummaryField.P50_MS, "delay p50"),
-                    last(SummaryField.P95_MS, "delay p95"),
+                    *with_interval(P50, "delay p50"),
+                    *with_interval(P95, "delay p95"),
                     ONE_WAY,
                     last(SummaryField.UPDATES_PER_SECOND, "updates/s"),
                     last(SummaryField.N, "n"),
                     last(SummaryField.ERRORS, "errors"),
                 ),
                 STREAMS,
-                {
-                    "delay p50": "ms",
-                    "delay p95": "ms",
-                    "half the RTT": "ms",
-                    "updates/s": "none",
-                },
+                units({"delay p50": "ms", "delay p95": "ms"})
+                | {"half the RTT": "ms", "updates/s": "none"},
                 group_by=(Tag.SERIES, Tag.PROFILE),
                 width=HALF,
             )

@@ -9,6 +9,7 @@ from grafana_foundation_sdk.builders.dashboard import Row
 from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render
 from lab_dashboards.influxql import Column, Select, last, matches, quoted, raw
+from lab_dashboards.intervals import P50, point, units, with_interval
 from lab_dashboards.panels import FULL, THIRD, series_table, xy_points
 
 UID = "latency-sweep"
@@ -59,11 +60,12 @@ def build() -> dict[str, Any]:
                 "Points on the line: the latency is all round trips. Above it: time that is "
                 "not round trips (TCP waiting on itself, CPU, bandwidth). No line without a "
                 "local run in the sweep. gnmi/stream's p50 is an update's delay, which grows by "
-                "half the RTT (one way), not by round trips.",
+                "half the RTT (one way), not by round trips. The small points above and below "
+                "each p50 are the ends of its 95 % confidence interval.",
                 Select(
                     (
                         raw(SummaryField.VERIFIED_RTT_MS, "verified RTT"),
-                        raw(SummaryField.P50_MS, "p50"),
+                        *with_interval(P50, "p50", point),
                         raw(SummaryField.RTT_MODEL_P50_MS, MODEL),
                     ),
                     Measurement.MODE_SUMMARY,
@@ -84,11 +86,11 @@ def build() -> dict[str, Any]:
             xy_points(
                 "How does each series' p50 grow with the RTT?",
                 "p50 against the verified RTT, one line per series across the profiles of the "
-                "sweep.",
+                "sweep, the ends of each p50's 95 % interval as small points above and below it.",
                 Select(
                     (
                         raw(SummaryField.VERIFIED_RTT_MS, "verified RTT"),
-                        raw(SummaryField.P50_MS, "p50"),
+                        *with_interval(P50, "p50", point),
                     ),
                     Measurement.MODE_SUMMARY,
                     SCOPE,
@@ -105,11 +107,12 @@ def build() -> dict[str, Any]:
             series_table(
                 "How far is each p50 from its round trips? (per profile)",
                 "The model's inputs and the difference: p50 minus the model is what the "
-                "latency costs beyond round trips at that profile.",
+                "latency costs beyond round trips at that profile. The p50 between the ends of "
+                "its 95 % interval: a difference inside that span is within noise.",
                 (
                     last(SummaryField.VERIFIED_RTT_MS, "verified RTT"),
                     last(SummaryField.ADDED_RTT_MS, "added RTT"),
-                    last(SummaryField.P50_MS, "p50"),
+                    *with_interval(P50, "p50"),
                     last(SummaryField.RTT_MODEL_P50_MS, MODEL),
                     Column(
                         f"last({quoted(SummaryField.P50_MS)}) - "
@@ -120,10 +123,8 @@ def build() -> dict[str, Any]:
                     last(SummaryField.EXPECTED_ROUND_TRIPS, "round trips expected"),
                 ),
                 SCOPE,
-                {
-                    name: "ms"
-                    for name in ("verified RTT", "added RTT", "p50", MODEL, "beyond the model")
-                },
+                units({"p50": "ms"})
+                | {name: "ms" for name in ("verified RTT", "added RTT", MODEL, "beyond the model")},
                 group_by=(Tag.SERIES, Tag.PROFILE),
                 height=14,
             )

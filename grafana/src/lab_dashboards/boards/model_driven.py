@@ -9,7 +9,8 @@ from grafana_foundation_sdk.builders.dashboard import Row
 
 from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render
-from lab_dashboards.influxql import Column, last, matches, one_of, quoted
+from lab_dashboards.influxql import last, matches, one_of, quoted
+from lab_dashboards.intervals import P50, P95, units, with_interval
 from lab_dashboards.panels import FULL, series_bars, series_table
 
 UID = "model-driven"
@@ -23,11 +24,15 @@ PATCH carrying them all, NETCONF's <edit-config> per change to the candidate and
 TRANSPORTS = ("gnmi", "restconf", "netconf")
 MODEL_DRIVEN = (*variables.RUN_SCOPE, one_of(Tag.TRANSPORT, TRANSPORTS))
 SCOPE = (*MODEL_DRIVEN, matches(Tag.CLIENT, "client"))
-PER_COMMAND = Column(
-    f"last({quoted(SummaryField.P50_MS)}) / last({quoted(SummaryField.COMMANDS_PER_ITERATION)})",
-    "p50 per command",
-)
-TIMES = (last(SummaryField.P50_MS, "p50"), last(SummaryField.P95_MS, "p95"))
+
+
+def _per_command(field: str) -> str:
+    return f"last({quoted(field)}) / last({quoted(SummaryField.COMMANDS_PER_ITERATION)})"
+
+
+PER_COMMAND = with_interval(P50, "p50 per command", _per_command)
+"""A command's share of the p50, between the same shares of its interval's ends."""
+TIMES = (*with_interval(P50, "p50"), *with_interval(P95, "p95"))
 
 
 def _wire_table(title: str, modes: tuple[str, ...]) -> table.Panel:
@@ -36,10 +41,11 @@ def _wire_table(title: str, modes: tuple[str, ...]) -> table.Panel:
         "Per iteration (p50): round trips counted on the wire against the protocol "
         "minimum, requests' commands, connections opened, and the bytes each way: the "
         "encodings' sizes (gNMI's JSON_IETF in protobuf, RESTCONF's JSON or XML, NETCONF's "
-        "XML in SSH) show here.",
+        "XML in SSH) show here. p50 and its share per command between the ends of their "
+        "95 % interval (CI low, CI high).",
         (
-            last(SummaryField.P50_MS, "p50"),
-            PER_COMMAND,
+            *with_interval(P50, "p50"),
+            *PER_COMMAND,
             last(wire_p50_field("round_trips"), "round trips"),
             last(SummaryField.MIN_ROUND_TRIPS, "protocol minimum"),
             last(SummaryField.COMMANDS_PER_REQUEST, "commands per request"),
@@ -50,9 +56,8 @@ def _wire_table(title: str, modes: tuple[str, ...]) -> table.Panel:
             last(SummaryField.ERRORS, "errors"),
         ),
         (*SCOPE, one_of(Tag.MODE, modes)),
-        {
-            "p50": "ms",
-            "p50 per command": "ms",
+        units({"p50": "ms", "p50 per command": "ms"})
+        | {
             "bytes out": "decbytes",
             "bytes in": "decbytes",
         },
@@ -93,7 +98,8 @@ def build() -> dict[str, Any]:
                 "Each command reads one interface's configuration (the device's interfaces in "
                 "turn): a gNMI Get of /interfaces/interface[name=X]/config, a RESTCONF GET of "
                 "the native interface, a NETCONF <get-config> with its subtree filter; one "
-                "kept connection, one request per command.",
+                "kept connection, one request per command. Each figure between the lighter bars "
+                "of its 95 % interval: overlapping p50 intervals are within noise.",
                 TIMES,
                 (*SCOPE, one_of(Tag.MODE, READS)),
                 "ms",
@@ -103,8 +109,9 @@ def build() -> dict[str, Any]:
             series_bars(
                 "Reading: what does one command cost? (p50 per command, ms)",
                 "The iteration's p50 over its commands: one request and its answer on the "
-                "kept connection, so close to one RTT each under added delay.",
-                (PER_COMMAND,),
+                "kept connection, so close to one RTT each under added delay; between the same "
+                "shares of its 95 % interval's ends.",
+                PER_COMMAND,
                 (*SCOPE, one_of(Tag.MODE, READS)),
                 "ms",
             )
@@ -118,7 +125,8 @@ def build() -> dict[str, Any]:
                 "gNMI carries them in one Set (applied atomically) and RESTCONF in one PATCH "
                 "of the native tree, each command's to its own interface; NETCONF sends an "
                 "<edit-config> to the candidate per change (Loopback0's description) and one "
-                "<commit>. The original descriptions are restored after the mode, unmeasured.",
+                "<commit>. The original descriptions are restored after the mode, unmeasured. "
+                "Each figure between the lighter bars of its 95 % interval.",
                 TIMES,
                 (*SCOPE, one_of(Tag.MODE, WRITES)),
                 "ms",

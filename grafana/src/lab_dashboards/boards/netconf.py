@@ -13,7 +13,8 @@ from grafana_foundation_sdk.builders.dashboard import Row
 
 from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render
-from lab_dashboards.influxql import Column, Select, equals, last, matches, one_of, quoted, raw
+from lab_dashboards.influxql import Select, equals, last, matches, one_of, quoted, raw
+from lab_dashboards.intervals import P50, P95, units, with_interval
 from lab_dashboards.panels import FULL, series_bars, series_table, xy_points
 
 UID = "netconf"
@@ -28,10 +29,18 @@ SCOPE = (
     matches(Tag.REPLY_BYTES, "reply_bytes"),
 )
 BY_MODE_CLIENT_FRAMING = (Tag.MODE, Tag.CLIENT, Tag.CLIENT_VERSION, Tag.FRAMING)
-PER_RPC = Column(
-    f"last({quoted(SummaryField.P50_MS)}) / last({quoted(SummaryField.COMMANDS_PER_ITERATION)})",
-    "ms per RPC",
-)
+
+
+def _per_rpc(field: str) -> str:
+    return f"last({quoted(field)}) / last({quoted(SummaryField.COMMANDS_PER_ITERATION)})"
+
+
+def _per_rpc_point(field: str) -> str:
+    return f"{quoted(field)} / {quoted(SummaryField.COMMANDS_PER_ITERATION)}"
+
+
+PER_RPC = with_interval(P50, "ms per RPC", _per_rpc)
+"""An RPC's share of the p50, between the same shares of its interval's ends."""
 
 
 def build() -> dict[str, Any]:
@@ -71,15 +80,12 @@ def build() -> dict[str, Any]:
                 "How long does one RPC take as replies grow? (ms per RPC)",
                 "p50 of an iteration divided by its RPCs, against the requested reply size "
                 "(log scale), one line per mode, client and framing. fresh-session includes "
-                "the session's setup in every RPC's share.",
+                "the session's setup in every RPC's share. The small points above and below "
+                "each are the same share of its p50's 95 % interval's ends.",
                 Select(
                     (
                         raw(parameter_field(Tag.REPLY_BYTES), "reply size"),
-                        Column(
-                            f"{quoted(SummaryField.P50_MS)} / "
-                            f"{quoted(SummaryField.COMMANDS_PER_ITERATION)}",
-                            "ms per RPC",
-                        ),
+                        *with_interval(P50, "ms per RPC", _per_rpc_point),
                     ),
                     Measurement.MODE_SUMMARY,
                     (*SCOPE, one_of(Tag.MODE, NETCONF_MODES)),
@@ -97,8 +103,10 @@ def build() -> dict[str, Any]:
             series_bars(
                 "Pipelined or sequential: what does batch-rpc save? (ms per RPC)",
                 "batch-rpc sends every RPC before reading the replies (RFC 6241 allows it), "
-                "reuse-session waits for each reply: the difference is round trips.",
-                (PER_RPC,),
+                "reuse-session waits for each reply: the difference is round trips. Each "
+                "between the lighter bars of its 95 % interval: overlapping ones are within "
+                "noise.",
+                PER_RPC,
                 (*SCOPE, one_of(Tag.MODE, PIPELINED_AND_SEQUENTIAL)),
                 "ms",
                 height=12,
@@ -108,8 +116,9 @@ def build() -> dict[str, Any]:
             series_bars(
                 "How long do an edit and a commit take? (p50 and p95, ms)",
                 "netconf/edit-commit: <edit-config> to the candidate, <commit>, and the edit "
-                "undone in the same way; its replies are <ok/> whatever the reply size.",
-                (last(SummaryField.P50_MS, "p50"), last(SummaryField.P95_MS, "p95")),
+                "undone in the same way; its replies are <ok/> whatever the reply size. Each "
+                "figure between the lighter bars of its 95 % interval.",
+                (*with_interval(P50, "p50"), *with_interval(P95, "p95")),
                 (
                     *NETCONF,
                     matches(Tag.CLIENT, "client"),
@@ -124,18 +133,19 @@ def build() -> dict[str, Any]:
         .with_panel(
             series_table(
                 "NETCONF series of the run",
-                "Per iteration: p50 and p95, the share of one RPC, and what crossed the wire.",
+                "Per iteration: p50 and p95, the share of one RPC, and what crossed the wire; "
+                "each figure between the ends of its 95 % interval (CI low, CI high).",
                 (
-                    last(SummaryField.P50_MS, "p50"),
-                    last(SummaryField.P95_MS, "p95"),
-                    PER_RPC,
+                    *with_interval(P50, "p50"),
+                    *with_interval(P95, "p95"),
+                    *PER_RPC,
                     last(wire_p50_field("bytes_in"), "bytes in"),
                     last(wire_p50_field("round_trips"), "round trips"),
                     last(SummaryField.N, "n"),
                     last(SummaryField.ERRORS, "errors"),
                 ),
                 SCOPE,
-                {"p50": "ms", "p95": "ms", "ms per RPC": "ms", "bytes in": "decbytes"},
+                units({"p50": "ms", "p95": "ms", "ms per RPC": "ms"}) | {"bytes in": "decbytes"},
                 height=12,
             )
         )

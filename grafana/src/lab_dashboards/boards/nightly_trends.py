@@ -8,13 +8,10 @@ from grafana_foundation_sdk.builders.dashboard import Row
 
 from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render, verdicts_annotation
-from lab_dashboards.influxql import Select, last, matches, raw
-from lab_dashboards.panels import (
-    KEY_EXCHANGE_ALIAS,
-    KEY_EXCHANGE_TAGS,
-    influx_timeseries,
-    series_table,
-)
+from lab_dashboards.influxql import Column, Select, last, matches, quoted, raw
+from lab_dashboards.intervals import P50, P95, point, with_interval
+from lab_dashboards.panels import HALF, KEY_EXCHANGE_TAGS, influx_timeseries, series_table
+from lab_dashboards.precision import precision_table
 
 UID = "nightly-trends"
 PROFILE = (matches(Tag.PROFILE, "profile"),)
@@ -52,39 +49,54 @@ def build() -> dict[str, Any]:
                 )
             )
         )
+        .with_variable(
+            variables.narrowing(
+                "series",
+                "Series",
+                Tag.SERIES,
+                SCOPE,
+                description="mode · client version · parameters: one chart each",
+                custom_all=False,
+            )
+        )
         .with_row(Row("Run after run"))
         .with_panel(
             influx_timeseries(
-                "How has each series' p50 moved run after run? (ms)",
-                "One point per run (at the end of the series' measurement), one line per series "
-                "and key exchange it negotiated (SSH kex or TLS group): a device or client "
-                "that changed its key exchange starts a new line.",
+                "$series",
+                "p50 and p95 run after run, one point per run (at the end of the series' "
+                "measurement), each in the band of its 95 % confidence interval: a step "
+                "between two runs whose bands overlap is within noise (no p95 band for a run of "
+                "fewer than about 72 iterations). A p95 that moves while the p50 stays is "
+                "jitter, contention or a retransmission.",
                 Select(
-                    (raw(SummaryField.P50_MS, "p50"),),
+                    (*with_interval(P50, "p50", point), *with_interval(P95, "p95", point)),
                     Measurement.MODE_SUMMARY,
-                    SCOPE,
-                    KEY_EXCHANGE_TAGS,
+                    (*SCOPE, matches(Tag.SERIES, "series")),
+                    (Tag.SERIES,),
                 ),
                 "ms",
-                alias=KEY_EXCHANGE_ALIAS,
-                height=12,
+                alias="$col",
+                height=9,
+                width=HALF,
             )
+            .repeat("series")
+            .repeat_direction("h")
+            .max_per_row(2)
         )
+        .with_row(Row("Every series"))
+        .with_panel(precision_table(SCOPE, group_by=(Tag.RUN_ID, Tag.SERIES), width=HALF))
         .with_panel(
-            influx_timeseries(
-                "How has each series' p95 moved? (ms)",
-                "The tail: a p95 that moves while the p50 stays is jitter, contention or a "
-                "retransmission.",
-                Select(
-                    (raw(SummaryField.P95_MS, "p95"),),
-                    Measurement.MODE_SUMMARY,
-                    SCOPE,
-                    KEY_EXCHANGE_TAGS,
-                ),
-                "ms",
-                alias=KEY_EXCHANGE_ALIAS,
+            series_table(
+                "Which key exchange did each series negotiate, in how many runs?",
+                "One row per series and the key exchange its connections negotiated (the SSH "
+                "kex or the TLS group): a series in two rows changed it (a new device image, a "
+                "client upgrade), and its steps in the charts above may be that change.",
+                (Column(f"count({quoted(SummaryField.N)})", "runs"),),
+                SCOPE,
+                {"runs": "none"},
+                group_by=KEY_EXCHANGE_TAGS,
                 height=10,
-                width=12,
+                width=HALF,
             )
         )
         .with_panel(
@@ -108,8 +120,9 @@ def build() -> dict[str, Any]:
             series_table(
                 "Which series regressed against the earlier nights?",
                 "Each run's verdict per series: its median against the median and MAD of the "
-                "earlier nights of its plan (regression, improved, unchanged, new, "
-                "insufficient_history; docs/verdicts.md), the change, "
+                "earlier nights of its plan (regression, improved, unchanged, within_noise: its "
+                "interval overlaps the baseline's, new, insufficient_history; docs/verdicts.md), "
+                "the change, "
                 "its robust z, the threshold it had to reach and the night a lasting shift "
                 "began.",
                 (

@@ -17,19 +17,51 @@ from grafana_foundation_sdk.builders.dashboard import Row
 from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render
 from lab_dashboards.influxql import Select, last, matches, raw
+from lab_dashboards.intervals import P50, P95, SPEEDUP, units, with_interval
 from lab_dashboards.panels import (
     FULL,
+    HALF,
     RATIO_UNIT,
     handshake_tables,
     not_streams,
-    prometheus_bars,
+    prometheus_table,
     series_bars,
     series_table,
     time_split_bars,
     xy_points,
 )
+from lab_dashboards.precision import mark_noise, precision_table, ratio_columns
 
 UID = "transport-comparison"
+VS_BASELINE = "vs baseline"
+PUSHED = 'profile="$profile", run_id="$run_id", transport=~"$transport", client=~"$client"'
+"""The chosen run's series on the Pushgateway."""
+SERIES_LABELS = (
+    "mode",
+    "client",
+    "client_version",
+    "framing",
+    "reply_bytes",
+    "bulk_size",
+    "encoding",
+)
+
+
+def _latest(metric: str) -> str:
+    return f"last_over_time({metric}{{{PUSHED}}}[1y])"
+
+
+def _round_trips(metric: str) -> str:
+    """``metric`` (seconds) in round trips of the verified RTT, as the recording rule
+    transport_bench:mode_p50_round_trips:ratio makes the p50's (none without added delay).
+    The three columns of a row keep the same labels this way: the rule's series would carry
+    its name besides."""
+    return (
+        f"{_latest(metric)} / ({_latest('transport_bench_mode_verified_rtt_seconds')} > 0) "
+        f"and ({_latest('transport_bench_mode_configured_rtt_seconds')} > 0)"
+    )
+
+
 SCOPE = (*variables.RUN_SCOPE, matches(Tag.TRANSPORT, "transport"), matches(Tag.CLIENT, "client"))
 REQUESTS = (*SCOPE, *not_streams())
 """Series whose figure is a request's time."""
@@ -52,10 +84,13 @@ def build() -> dict[str, Any]:
             series_bars(
                 "How long does one iteration take? (p50 and p95, ms)",
                 "Wall time of one iteration (every command of the run, connection setup where "
-                "the mode makes one), median and 95th percentile over the measured iterations. "
-                "One group per series: mode · client version · parameters. gnmi/stream times "
-                "no request (its figure is an update's delay: the gNMI dashboard).",
-                (last(SummaryField.P50_MS, "p50"), last(SummaryField.P95_MS, "p95")),
+                "the mode makes one), median and 95th percentile over the measured iterations, "
+                "each between the lighter bars of its 95 % confidence interval (none for a p95 "
+                "of fewer than about 72 iterations). Two series whose p50 intervals overlap are "
+                "within noise of each other. One group per series: mode · client version · "
+                "parameters. gnmi/stream times no request (its figure is an update's delay: "
+                "the gNMI dashboard).",
+                (*with_interval(P50, "p50"), *with_interval(P95, "p95")),
                 REQUESTS,
                 "ms",
             )
@@ -65,12 +100,34 @@ def build() -> dict[str, Any]:
                 "How many times faster than the run's baseline?",
                 "Baseline p50 / series p50 (results.json `baseline`: the plan's baseline mode, "
                 "ssh/pty-fresh by default, the way Netmiko and Ansible work): 3 means three "
-                "times faster. Empty when the run did not measure the baseline.",
-                (last(SummaryField.SPEEDUP_VS_BASELINE, "speedup"),),
+                "times faster, between the lighter bars of its 95 % interval (each median's "
+                "interval at 97.5 %, so that both hold together). Empty when the run did not "
+                "measure the baseline.",
+                with_interval(SPEEDUP, "speedup"),
                 REQUESTS,
                 RATIO_UNIT,
             )
         )
+        .with_panel(
+            mark_noise(
+                series_table(
+                    "Faster than the baseline, or within noise?",
+                    "The speedup and its 95 % interval; `vs baseline` says faster or slower "
+                    "only where the whole interval lies above or below 1, and within noise "
+                    "where it holds 1 (the two p50 intervals overlap): such a series is not "
+                    "ranked against the baseline. No interval (too few iterations): not "
+                    "ranked either.",
+                    ratio_columns(SPEEDUP, "speedup", VS_BASELINE),
+                    REQUESTS,
+                    units({"speedup": RATIO_UNIT}) | {VS_BASELINE: "none"},
+                    width=HALF,
+                ),
+                VS_BASELINE,
+                "faster",
+                "slower",
+            )
+        )
+        .with_panel(precision_table(SCOPE, width=HALF))
         .with_panel(
             series_table(
                 "Every figure of the run",
@@ -78,10 +135,11 @@ def build() -> dict[str, Any]:
                 "profile sets and the RTT the runner verified on the mode's port just before "
                 "measuring (TCP connects; HTTP/3: QUIC version negotiation on its UDP port). "
                 "n counts successful iterations, errors the failed ones. gnmi/stream's "
-                "figures are update delays (the gNMI dashboard).",
+                "figures are update delays (the gNMI dashboard). CI low and CI high: the ends "
+                "of a figure's 95 % confidence interval (empty with too few iterations).",
                 (
-                    last(SummaryField.P50_MS, "p50"),
-                    last(SummaryField.P95_MS, "p95"),
+                    *with_interval(P50, "p50"),
+                    *with_interval(P95, "p95"),
                     last(SummaryField.P99_MS, "p99"),
                     last(SummaryField.MEAN_MS, "mean"),
                     last(SummaryField.STDDEV_MS, "stddev"),
@@ -93,11 +151,10 @@ def build() -> dict[str, Any]:
                     last(SummaryField.VERIFIED_RTT_MS, "verified RTT"),
                 ),
                 SCOPE,
-                {
+                units({"p50": "ms", "p95": "ms"})
+                | {
                     name: "ms"
                     for name in (
-                        "p50",
-                        "p95",
                         "p99",
                         "mean",
                         "stddev",
@@ -127,17 +184,20 @@ def build() -> dict[str, Any]:
             )
         )
         .with_panel(
-            prometheus_bars(
+            prometheus_table(
                 "How many round trips of the verified RTT is each p50?",
-                "p50 / verified RTT (recording rule transport_bench:mode_p50_round_trips:ratio "
-                "from the Pushgateway series): close to the counted round trips where the "
+                "p50 / verified RTT from the Pushgateway series (as the recording rule "
+                "transport_bench:mode_p50_round_trips:ratio makes it) between the ends of its "
+                "95 % interval over the same RTT: close to the counted round trips where the "
                 "latency is all the cost. Only under added delay: empty at local. gnmi/stream: "
                 "its update delay in RTTs, about 0.5 (one way).",
-                'last_over_time(transport_bench:mode_p50_round_trips:ratio{profile="$profile", '
-                'run_id="$run_id", transport=~"$transport", client=~"$client"}[1y])',
-                "{{mode}} · {{client}} {{client_version}} {{framing}} {{reply_bytes}} "
-                "{{bulk_size}} {{encoding}}",
-                "suffix: RTT",
+                {
+                    _round_trips("transport_bench_mode_p50_ci_low_seconds"): "CI low",
+                    _round_trips("transport_bench_mode_p50_seconds"): "round trips",
+                    _round_trips("transport_bench_mode_p50_ci_high_seconds"): "CI high",
+                },
+                SERIES_LABELS,
+                "none",
             )
         )
         .with_panel(
