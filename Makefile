@@ -9,13 +9,15 @@ GO_IMAGE ?= golang:1.26-trixie
 PROFILE ?= regional
 # Empty: the plan's values (bench-runner's Plan holds the defaults).
 ITERATIONS ?=
+PRECISION ?=
 WARMUP ?=
 MODES ?=
 CLIENTS ?=
 # `make up` starts every service; SERVICES narrows it (e.g. where the Grafana image is unavailable).
 SERVICES ?=
 # Services `make test` needs; Grafana is tested offline (its image cannot run everywhere).
-CORE_SERVICES := device netem influxdb pushgateway prometheus
+# alertmanager brings the test lab's webhook receiver with it (compose.test.yaml).
+CORE_SERVICES := device netem influxdb pushgateway prometheus alertmanager
 # `make test` runs on an isolated copy of the lab: its own project, subnet and volumes.
 TEST_COMPOSE := $(COMPOSE) -p transport-lab-test -f compose.yaml -f compose.test.yaml
 
@@ -32,7 +34,7 @@ help:
 	@awk 'BEGIN {FS = ":.*## "} \
 	  /^##@ / {printf "\n\033[1m%s\033[0m\n", substr($$0, 5)} \
 	  /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
-	@echo; echo "  Variables: PROFILE=$(PROFILE) ITERATIONS=<plan's> WARMUP=<plan's> MODES=<m1,m2> SERVICES=<for up>"
+	@echo; echo "  Variables: PROFILE=$(PROFILE) ITERATIONS=<plan's> PRECISION=<plan's> WARMUP=<plan's> MODES=<m1,m2> SERVICES=<for up>"
 
 ##@ The lab
 
@@ -59,10 +61,11 @@ up: build ## Build, start the lab, wait until every service is healthy, print wh
 	$(COMPOSE) up -d --wait $(SERVICES)
 	@set -a; source .env; set +a; \
 	running=$$($(COMPOSE) ps --status running --services); \
-	url() { grep -qx "$$1" <<<"$$running" && printf '  %-11s %s\n' "$$2" "$$3" || true; }; \
+	url() { grep -qx "$$1" <<<"$$running" && printf '  %-12s %s\n' "$$2" "$$3" || true; }; \
 	echo; echo "Transport Lab is up (credentials in .env):"; \
 	url grafana Grafana "http://127.0.0.1:$${LAB_GRAFANA_PORT:-3000}/d/transport-comparison  (admin / GRAFANA_ADMIN_PASSWORD)"; \
 	url prometheus Prometheus "http://127.0.0.1:$${LAB_PROMETHEUS_PORT:-9090}"; \
+	url alertmanager Alertmanager "http://127.0.0.1:$${LAB_ALERTMANAGER_PORT:-9093}  (receivers: ALERT_* in .env)"; \
 	url influxdb InfluxDB "http://127.0.0.1:$${LAB_INFLUXDB_PORT:-8086}  (db transport_lab)"; \
 	url device Device "ssh -p $${LAB_SSH_PORT:-2222} $${DEVICE_USERNAME}@127.0.0.1 | https://127.0.0.1:$${LAB_HTTPS_PORT:-8443}/admin/exec/show+version"; \
 	url netem "Netem API" "http://127.0.0.1:$${LAB_NETEM_PORT:-8181}/profile"; \
@@ -94,8 +97,9 @@ purge: clean ## clean, and delete the lab's images, Go caches and build cache to
 
 ##@ Benchmarks
 
-bench: .env ## Run the benchmark: make bench PROFILE=regional [ITERATIONS=n] [WARMUP=n] [MODES=ssh/fresh-conn,...] [CLIENTS=floor,aioquic|all]
+bench: .env ## Run the benchmark: make bench PROFILE=regional [PRECISION=pct | ITERATIONS=n] [WARMUP=n] [MODES=ssh/fresh-conn,...] [CLIENTS=floor,aioquic|all]
 	$(COMPOSE) run --rm bench-runner run --profile $(PROFILE) $(if $(ITERATIONS),--iterations $(ITERATIONS)) \
+	  $(if $(PRECISION),--precision $(PRECISION)) \
 	  $(if $(WARMUP),--warmup $(WARMUP)) $(if $(MODES),--modes $(MODES)) $(if $(CLIENTS),--clients $(CLIENTS))
 
 replay: .env ## Deliver what the runner spooled while InfluxDB or the Pushgateway was down
@@ -103,9 +107,9 @@ replay: .env ## Deliver what the runner spooled while InfluxDB or the Pushgatewa
 
 ##@ Tests and lint
 
-test: lint test-compose test-docs test-go fuzz-short test-prometheus test-dashboards test-runner test-goclient test-load-unit test-k8s test-netem test-device test-netem-tc check-netem-restart test-e2e ## Every test: lint, unit, integration, and end to end on one isolated copy of the lab (CONTRIBUTING.md)
+test: lint test-compose test-docs test-go fuzz-short test-prometheus test-alertmanager test-dashboards test-runner test-goclient test-load-unit test-k8s test-netem test-device test-netem-tc check-netem-restart test-e2e ## Every test: lint, unit, integration, and end to end on one isolated copy of the lab (CONTRIBUTING.md)
 
-lint: lint-go lint-goclient lint-netem lint-runner lint-dashboards lint-load lint-shell ## Every gate: ruff and mypy --strict, go vet, staticcheck and gofmt, shellcheck
+lint: lint-go lint-goclient lint-netem lint-runner lint-dashboards lint-load lint-alertmanager lint-shell ## Every gate: ruff and mypy --strict, go vet, staticcheck and gofmt, shellcheck, amtool
 
 SHELLCHECK_IMAGE ?= transport-lab/shellcheck:dev
 
@@ -155,6 +159,7 @@ test-e2e: build runner-test-image report-test-image scheduler-image load-image l
 	scenario sink-spool env $(E2E_SHARED) SPOOL_COMPOSE="$(TEST_COMPOSE)" bench-runner/tests/e2e/spool_outage.sh; \
 	scenario faults env $(E2E_SHARED) FAULTS_COMPOSE="$(TEST_COMPOSE)" bench-runner/tests/e2e/faults.sh; \
 	scenario verdicts env $(E2E_SHARED) VERDICTS_COMPOSE="$(TEST_COMPOSE)" bench-runner/tests/e2e/verdicts.sh; \
+	scenario precision env $(E2E_SHARED) PRECISION_COMPOSE="$(TEST_COMPOSE)" bench-runner/tests/e2e/precision.sh; \
 	scenario doc-examples env DOC_EXAMPLES_IMAGE=$(DOC_EXAMPLES_IMAGE) \
 	  TEST_COMPOSE_PROJECT=transport-lab-test python3 tests/e2e/doc_examples/run.py; \
 	$(call NIGHTLY_LAB_INFO,$(TEST_COMPOSE)); \

@@ -13,12 +13,13 @@ README_NAMES = {
     "PROMETHEUS_IMAGE": "Prometheus",
     "INFLUXDB_IMAGE": "InfluxDB",
     "PUSHGATEWAY_IMAGE": "Prometheus Pushgateway",
+    "ALERTMANAGER_IMAGE": "Prometheus Alertmanager",
     "GRAFANA_IMAGE": "Grafana",
 }
 """How the README's "What runs where" table names each pinned service."""
 K8S_DIR = "deploy/k8s/"
 """Manifests that repeat compose.yaml's pins, which must agree with them."""
-OFFICIAL = re.compile(r"\b(prom/prometheus|prom/pushgateway|influxdb|grafana/grafana):v?\d+\.\d+[\w.]*")
+OFFICIAL = re.compile(r"\b(prom/prometheus|prom/pushgateway|prom/alertmanager|influxdb|grafana/grafana):v?\d+\.\d+[\w.]*")
 
 
 def pins(compose: str) -> dict[str, str]:
