@@ -152,7 +152,7 @@ test-e2e: build runner-test-image report-test-image scheduler-image load-image l
 	scenario() { name=$$1; shift; echo "=== test-e2e: $$name"; started=$$(date +%s); \
 	  "$$@" || { status=1; failed="$$failed $$name"; }; echo "=== test-e2e: $$name $$(( $$(date +%s) - started )) s"; }; \
 	scenario suite $(TEST_COMPOSE) run --rm --entrypoint python3 bench-runner \
-	  -m pytest /tests/e2e -p no:cacheprovider -v; \
+	  -m pytest /tests/e2e -p no:cacheprovider -v --durations=15; \
 	scenario report env $(E2E_SHARED) RUNNER_TEST_IMAGE=$(REPORT_TEST_IMAGE) \
 	  REPORT_COMPOSE="$(TEST_COMPOSE)" REPORT_ARTIFACTS="$(CURDIR)/results/test-report" \
 	  bench-runner/tests/e2e/report.sh; \
