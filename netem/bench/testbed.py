@@ -5,7 +5,7 @@ Also runnable as a script inside a namespace (netem_ctl importable: installed, o
   python3 bench/testbed.py serve PORT...            TCP and UDP servers for the probes below
   python3 bench/testbed.py probe KIND HOST PORT N   prints a JSON list of milliseconds
                                                     ("oneway", "udp-oneway": of [toward, back]
-                                                    pairs)
+                                                    pairs; "udp-order": [answered, inversions])
 "connect-spin" and "echo-spin" busy-poll instead of sleeping in the kernel: after idling through
 the delay, a sleeping probe's own wake-up (tens to hundreds of microseconds on a VM) would be
 counted as engine error.
@@ -38,6 +38,8 @@ PROBE_GAP_S = 0.01
 SEGMENT_SOURCE_PORT = 40000
 SEGMENT_GAP_S = 0.0001
 BURST_BYTES = 1200  # a full QUIC packet
+ORDER_GAP_S = 0.0005  # far below a jitter of milliseconds: jittered datagrams overtake
+ORDER_DRAIN_S = 3.0
 # Asked of the kernel, which doubles it: a fraction of a burst of 200 such datagrams fits.
 BURST_SNDBUF = 65536
 SCRIPT = str(Path(__file__).resolve())
@@ -260,6 +262,8 @@ def probe(kind: str, host: str, port: int, count: int) -> list[float] | list[lis
         return [_datagrams_time(host, port, count)]
     if kind == "udp-burst":
         return [_udp_burst_time(host, port, count)]
+    if kind == "udp-order":
+        return _udp_order(host, port, count)
     raise ValueError(f"unknown probe {kind!r}")
 
 
@@ -379,6 +383,29 @@ def _udp_burst_time(host: str, port: int, count: int) -> float:
         for _ in range(count):
             sock.sendto(b"b" * BURST_BYTES, (host, port))
         return (time.perf_counter() - start) * 1000
+
+
+def _udp_order(host: str, port: int, count: int) -> list[float]:
+    """[answered, inversions]: `count` numbered datagrams ORDER_GAP_S apart, answered one by one
+    by the device in the order they reach it; an inversion is an answer whose number is below
+    one already seen (it was overtaken on the way there or back)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.connect((host, port))
+        for sequence in range(count):
+            sock.send(struct.pack("!q", sequence).ljust(ECHO_BYTES, b"o"))
+            time.sleep(ORDER_GAP_S)
+        sock.settimeout(ORDER_DRAIN_S)
+        answered = inversions = 0
+        highest = -1
+        try:
+            while answered < count:
+                (sequence,) = struct.unpack("!q", sock.recv(16)[:8])
+                answered += 1
+                inversions += sequence < highest
+                highest = max(highest, sequence)
+        except TimeoutError:
+            pass
+        return [float(answered), float(inversions)]
 
 
 def _segments_time(host: str, port: int, count: int) -> float:

@@ -3,8 +3,10 @@
  *
  * Every packet that iptables sends to the queue is held until
  *   release = departure + delay + jitter,  departure = max(now, last) + size*8/rate
- * and then accepted; packets are dropped with probability `loss` or when more
- * than `limit` are held. Only a packet's id and first bytes cross into user
+ * (with keep_order, never before the packet ahead of it) and then accepted;
+ * packets are dropped with probability `loss` or when more than `limit` are held.
+ * Loss and jitter are drawn per wire packet: while either is set the kernel
+ * segments GSO super-packets before queueing them (see apply_segmentation). Only a packet's id and first bytes cross into user
  * space, so the per-packet cost is two small netlink messages, fewer when the
  * packets due at once are accepted with one batch verdict. Protocol-agnostic:
  * only the IPv4 total length is read (for the rate), so TCP and UDP (QUIC)
@@ -60,6 +62,7 @@ struct params {
 	uint32_t loss_ppm;
 	uint64_t rate_bps;
 	uint32_t limit;
+	bool keep_order;        /* jittered packets leave in arrival order, as behind a FIFO */
 };
 
 struct held_packet {
@@ -88,6 +91,7 @@ struct delayer {
 	int64_t last_departure_ns;
 	int64_t last_release_ns;
 	uint64_t rng_state;
+	bool segmented;         /* the kernel hands over wire packets, not GSO super-packets */
 };
 
 static void logf_stderr(const struct delayer *d, const char *fmt, ...)
@@ -172,6 +176,8 @@ static int parse_params(const char *path, struct params *out, char *err, size_t 
 			p.rate_bps = value; seen |= 16;
 		} else if (!strcmp(key, "limit_packets") && value >= 1 && value <= 10000000) {
 			p.limit = (uint32_t)value; seen |= 32;
+		} else if (!strcmp(key, "keep_order") && value <= 1) {
+			p.keep_order = value == 1; seen |= 64;
 		} else {
 			snprintf(err, errlen, "unknown key or value out of range in %s: %s", path, line);
 			rc = -1;
@@ -179,8 +185,8 @@ static int parse_params(const char *path, struct params *out, char *err, size_t 
 		}
 	}
 	fclose(f);
-	if (rc == 0 && seen != 63) {
-		snprintf(err, errlen, "%s lacks one of generation, delay_us, jitter_us, loss_ppm, rate_bps, limit_packets", path);
+	if (rc == 0 && seen != 127) {
+		snprintf(err, errlen, "%s lacks one of generation, delay_us, jitter_us, loss_ppm, rate_bps, limit_packets, keep_order", path);
 		rc = -1;
 	}
 	if (rc == 0)
@@ -192,9 +198,9 @@ static void log_params(const struct delayer *d, const char *what)
 {
 	const struct params *p = &d->params;
 	logf_stderr(d, "%s generation=%" PRIu64 " delay_us=%" PRId64 " jitter_us=%" PRId64
-		    " loss_ppm=%u rate_bps=%" PRIu64 " limit_packets=%u",
+		    " loss_ppm=%u rate_bps=%" PRIu64 " limit_packets=%u keep_order=%d segmented=%d",
 		    what, p->generation, p->delay_ns / 1000, p->jitter_ns / 1000,
-		    p->loss_ppm, p->rate_bps, p->limit);
+		    p->loss_ppm, p->rate_bps, p->limit, p->keep_order, d->segmented);
 }
 
 static void log_counters(const struct delayer *d, const char *what)
@@ -219,10 +225,11 @@ static void write_stats(const struct delayer *d)
 	const struct counters *c = &d->counters;
 	fprintf(f, "generation=%" PRIu64 "\npid=%d\nheld=%zu\nreceived=%" PRIu64 "\naccepted=%" PRIu64
 		"\ndropped_loss=%" PRIu64 "\ndropped_limit=%" PRIu64 "\nenobufs=%" PRIu64
-		"\nverdict_errors=%" PRIu64 "\nkernel_stamped=%" PRIu64 "\nverdict_messages=%" PRIu64 "\n",
+		"\nverdict_errors=%" PRIu64 "\nkernel_stamped=%" PRIu64 "\nverdict_messages=%" PRIu64
+		"\nsegmented=%d\n",
 		d->params.generation, (int)getpid(), d->held, c->received, c->accepted,
 		c->dropped_loss, c->dropped_limit, c->enobufs, c->verdict_errors, c->kernel_stamped,
-		c->verdict_messages);
+		c->verdict_messages, d->segmented);
 	if (fclose(f) != 0 || rename(tmp, d->stats_path) != 0)
 		logf_stderr(d, "cannot update %s: %s", d->stats_path, strerror(errno));
 }
@@ -343,16 +350,18 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 		d->last_departure_ns = departure;
 	}
 	int64_t release = departure + p->delay_ns;
+	bool may_overtake = p->jitter_ns && !p->keep_order;
 	if (p->jitter_ns) {
 		release += (int64_t)((2.0 * random_unit(d) - 1.0) * (double)p->jitter_ns);
 		if (release < departure)
 			release = departure;
-	} else if (release < d->last_release_ns) {
-		release = d->last_release_ns;   /* keep FIFO order when a reload shortened the delay */
 	}
+	/* FIFO: no packet leaves before the one ahead of it (also when a reload shortened the delay). */
+	if (!may_overtake && release < d->last_release_ns)
+		release = d->last_release_ns;
 	d->last_release_ns = release;
 
-	struct held_packet pkt = {.release_ns = release, .seq = d->next_seq++, .id = id, .jittered = p->jitter_ns != 0};
+	struct held_packet pkt = {.release_ns = release, .seq = d->next_seq++, .id = id, .jittered = may_overtake};
 	if (heap_push(d, pkt) < 0) {
 		d->counters.dropped_limit++;
 		verdict(d, id, NF_DROP);
@@ -401,6 +410,24 @@ static void arm_release_timer(struct delayer *d, int timer_fd)
 	timerfd_settime(timer_fd, TFD_TIMER_ABSTIME, &when, NULL);
 }
 
+/* Loss and jitter drawn per GSO super-packet would hit up to 45 wire packets at once (a 64 KiB
+ * TCP burst) and make "1 % loss" mean far more. While either is set, the queue is told not to
+ * take GSO packets whole, and the kernel segments them into wire packets before queueing (more
+ * packets to hold, so the flag comes back on for delay-only profiles, as before). */
+static void apply_segmentation(struct delayer *d)
+{
+	bool segment = d->params.loss_ppm || d->params.jitter_ns;
+	if (nfq_set_queue_flags(d->queue, NFQA_CFG_F_GSO, segment ? 0 : NFQA_CFG_F_GSO) == 0) {
+		d->segmented = segment;
+	} else if (!segment) {
+		/* A new queue segments until told otherwise: the old behaviour, only slower. */
+		logf_stderr(d, "kernel refuses NFQA_CFG_F_GSO (%s); packets arrive segmented", strerror(errno));
+		d->segmented = true;
+	} else {
+		logf_stderr(d, "cannot clear NFQA_CFG_F_GSO (%s); loss and jitter may hit whole GSO packets", strerror(errno));
+	}
+}
+
 static void reload(struct delayer *d)
 {
 	char err[512];
@@ -410,6 +437,7 @@ static void reload(struct delayer *d)
 		return;
 	}
 	d->params = p;
+	apply_segmentation(d);
 	log_params(d, "reloaded");
 	write_stats(d);
 }
@@ -469,9 +497,7 @@ static int open_queue(struct delayer *d, struct nfq_handle **handle)
 		logf_stderr(d, "cannot configure queue: %s", strerror(errno));
 		return -1;
 	}
-	/* GSO: take super-packets whole instead of having the kernel segment them for us. */
-	if (nfq_set_queue_flags(d->queue, NFQA_CFG_F_GSO, NFQA_CFG_F_GSO) < 0)
-		logf_stderr(d, "kernel refuses NFQA_CFG_F_GSO; packets arrive segmented");
+	apply_segmentation(d);
 	int fd = nfq_fd(h);
 	int size = SOCKET_RCVBUF;
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) < 0)
@@ -529,7 +555,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	struct delayer d = {.queue_num = -1};
+	struct delayer d = {.queue_num = -1, .segmented = true};
 	static const struct option options[] = {
 		{"queue-num", required_argument, NULL, 'q'},
 		{"params", required_argument, NULL, 'p'},

@@ -19,6 +19,8 @@ class DirectionImpairment:
     loss_pct: float
     rate_kbit: int
     limit_packets: int
+    keep_order: bool = False
+    """With jitter: no packet leaves before the one ahead of it (a FIFO link's queueing)."""
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,8 @@ class Impairment:
     """A WAN profile: RTT and jitter are round-trip figures, split between the directions.
 
     `split` is the fraction applied client->device; loss and rate apply to each direction.
-    `limit_packets` None means: size the queue for rate x delay.
+    `limit_packets` None means: size the queue for rate x delay. `keep_order` False lets a
+    jittered packet overtake the ones before it, as netem's default does.
     """
 
     rtt_ms: float
@@ -35,6 +38,12 @@ class Impairment:
     loss_pct: float = 0.0
     rate_mbit: float = 0.0
     limit_packets: int | None = None
+    keep_order: bool = False
+
+    @property
+    def draws_per_packet(self) -> bool:
+        """Loss or jitter: random draws that must meet each wire packet, not a GSO burst."""
+        return self.loss_pct > 0 or self.jitter_ms > 0
 
     @property
     def is_neutral(self) -> bool:
@@ -58,6 +67,7 @@ class Impairment:
             rate_kbit=round(self.rate_mbit * 1000),
             limit_packets=self.limit_packets
             or auto_limit_packets(self.rate_mbit, delay_ms + jitter_ms),
+            keep_order=self.keep_order,
         )
 
 

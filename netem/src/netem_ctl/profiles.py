@@ -31,6 +31,10 @@ class Profile(BaseModel):
     limit_packets: int | None = Field(
         None, ge=1, le=10_000_000, description="queue size; null = rate x delay"
     )
+    keep_order: bool = Field(
+        False,
+        description="with jitter: packets leave in arrival order (false: they may overtake)",
+    )
     source: str = ""
 
     @model_validator(mode="after")
@@ -47,6 +51,7 @@ class Profile(BaseModel):
             loss_pct=self.loss_pct,
             rate_mbit=self.rate_mbit,
             limit_packets=self.limit_packets,
+            keep_order=self.keep_order,
         )
 
     def effective(self) -> dict[str, Any]:

@@ -115,6 +115,58 @@ def test_jitter_stays_within_bounds_and_varies(bed, engine):
     assert statistics.stdev(samples) > 2, samples
 
 
+def test_jitter_is_uniform_as_configured(bed, engine):
+    """Toward the device 40 +- 20 ms, uniform: each decile of 300 one-way delays lies within five
+    standard errors of the uniform's (sqrt(q(1-q)/n) x 40 ms: 1.7 to 2.9 ms) plus the delay
+    bound's slack above it, never below."""
+    engine.apply(Impairment(rtt_ms=40, jitter_ms=20, split=1.0))
+    toward = sorted(pair[0] for pair in bed.one_way(QUIC_PORT, 300, "udp"))
+    for q in (0.1, 0.25, 0.5, 0.75, 0.9):
+        expected = 20 + 40 * q
+        error = 5 * (q * (1 - q) / len(toward)) ** 0.5 * 40
+        measured = toward[int(q * len(toward))]
+        assert expected - error <= measured <= expected + error + slack_ms(expected), (q, measured)
+
+
+@pytest.mark.parametrize("keep_order", [False, True], ids=["may-reorder", "keep-order"])
+def test_jitter_reorders_only_when_the_profile_allows_it(bed, engine, keep_order):
+    """Datagrams 0.5 ms apart under +-5 ms of jitter each way: overtaken by the dozen, unless
+    the profile keeps the order (each then waits for the one ahead, as behind a FIFO)."""
+    engine.apply(Impairment(rtt_ms=20, jitter_ms=20, keep_order=keep_order))
+    answered, inversions = bed.probe("udp-order", QUIC_PORT, 200)
+    assert answered == 200
+    assert (inversions == 0) == keep_order, f"{inversions:.0f} inversions"
+
+
+@pytest.mark.parametrize(
+    ("kind", "delayer"), [("download", "from_device"), ("upload", "toward_device")]
+)
+def test_loss_is_drawn_per_wire_packet_of_a_bulk_transfer(bed, engine, kind, delayer):
+    """TCP hands the stack bursts of up to 64 KiB (GSO); drawn once per burst, "2 %" would drop
+    2 % of bursts, dozens of wire packets each. With loss set the kernel segments them before
+    the queue: the delayer sees at least one packet per MTU of data, and drops 2 % of them
+    (within five standard deviations of the binomial)."""
+    loss = 0.02
+    size = 4_000_000
+    engine.apply(Impairment(rtt_ms=2, loss_pct=loss * 100))
+    bed.probe(kind, BENCH_PORT, size)
+    time.sleep(1.2)  # the delayers rewrite their stats files every second
+    stats = getattr(engine, delayer).stats()
+    assert stats["segmented"] == 1
+    received = stats["received"]
+    assert received >= size / 1500, stats
+    tolerance = 5 * (loss * (1 - loss) / received) ** 0.5
+    assert abs(stats["dropped_loss"] / received - loss) <= tolerance, stats
+
+
+def test_delay_only_profiles_take_gso_bursts_whole(bed, engine):
+    """Nothing is drawn per packet: bursts stay whole, fewer packets to hold (as before)."""
+    engine.apply(Impairment(rtt_ms=2))
+    bed.probe("download", BENCH_PORT, 4_000_000)
+    time.sleep(1.2)
+    assert engine.from_device.stats()["segmented"] == 0
+
+
 @pytest.mark.parametrize(("protocol", "probe"), [("tcp", "segments"), ("udp", "datagrams")])
 def test_loss_rate_matches_within_statistical_tolerance(bed, engine, protocol, probe):
     loss = 0.10

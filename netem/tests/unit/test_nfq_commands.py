@@ -83,7 +83,14 @@ def test_delayer_params_file():
     direction = Impairment(rtt_ms=30, jitter_ms=2, loss_pct=0.25, rate_mbit=50).toward_device()
     assert delayer_params(direction, 7) == (
         "generation=7\ndelay_us=15000\njitter_us=1000\nloss_ppm=2500\nrate_bps=50000000\nlimit_packets=1000\n"
+        "keep_order=0\n"
     )
+
+
+def test_delayer_params_file_keeps_order_when_the_profile_says_so():
+    direction = Impairment(rtt_ms=30, jitter_ms=10, keep_order=True).from_device()
+    assert "jitter_us=5000\n" in delayer_params(direction, 1)
+    assert delayer_params(direction, 1).endswith("keep_order=1\n")
 
 
 def test_delayer_command():

@@ -24,6 +24,19 @@ def test_shipped_profiles_have_the_reference_rtts_and_sources(profiles_file):
             assert "http" in profile.source, profile.name
 
 
+def test_shipped_impaired_profiles_cover_loss_jitter_and_measured_links(profiles_file):
+    profiles = load_profiles(profiles_file)
+    for base, rtt in (("regional", 30), ("continental", 70)):
+        for loss in (0.1, 0.5, 1, 2):
+            profile = profiles[f"{base}-loss-{loss:g}"]
+            assert (profile.rtt_ms, profile.jitter_ms, profile.loss_pct) == (rtt, 0, loss)
+    reordering, in_order = profiles["regional-jitter"], profiles["regional-jitter-fifo"]
+    assert reordering.jitter_ms == in_order.jitter_ms > 0
+    assert (reordering.keep_order, in_order.keep_order) == (False, True)
+    assert profiles["leo-starlink"].loss_pct > 0
+    assert profiles["lte"].jitter_ms > 0
+
+
 @pytest.mark.parametrize(
     "fields",
     [

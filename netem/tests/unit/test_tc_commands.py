@@ -1,7 +1,13 @@
 import pytest
 
 from netem_ctl.engines.ports import Ports
-from netem_ctl.engines.tc import build_commands, clear_commands, structure_problems, update_commands
+from netem_ctl.engines.tc import (
+    build_commands,
+    clear_commands,
+    offload_commands,
+    structure_problems,
+    update_commands,
+)
 from netem_ctl.impairment import Impairment
 
 from .shell import commands
@@ -49,6 +55,29 @@ def test_update_replaces_both_netem_qdiscs_with_every_parameter():
         "delay 70000us 7000us loss random 0.5% rate 2500kbit",
         "tc qdisc replace dev ifb-netem root handle 1: netem limit 3000 "
         "delay 30000us 3000us loss random 0.5% rate 2500kbit",
+    )
+
+
+def test_jitter_in_order_takes_a_rate_that_limits_nothing():
+    impairment = Impairment(rtt_ms=100, jitter_ms=20, keep_order=True)
+    assert update_commands("eth0", impairment)[0][-2:] == ["rate", "10000000kbit"]
+    reordering = Impairment(rtt_ms=100, jitter_ms=20)
+    assert update_commands("eth0", reordering)[0][-2:] == ["rate", "0kbit"]
+    limited = Impairment(rtt_ms=100, jitter_ms=20, rate_mbit=5, keep_order=True)
+    assert update_commands("eth0", limited)[0][-2:] == ["rate", "5000kbit"]
+
+
+@pytest.mark.parametrize(
+    ("impairment", "state"),
+    [
+        (Impairment(rtt_ms=30), "on"),
+        (Impairment(rtt_ms=30, loss_pct=1), "off"),
+        (Impairment(rtt_ms=30, jitter_ms=5), "off"),
+    ],
+)
+def test_segmentation_offloads_are_off_while_loss_or_jitter_is_drawn(impairment, state):
+    assert offload_commands("eth0", impairment) == commands(
+        f"ethtool -K eth0 tso {state} gso {state}"
     )
 
 

@@ -143,6 +143,7 @@ def delayer_params(direction: DirectionImpairment, generation: int) -> str:
         f"loss_ppm={round(direction.loss_pct * 10_000)}\n"
         f"rate_bps={direction.rate_kbit * 1000}\n"
         f"limit_packets={direction.limit_packets}\n"
+        f"keep_order={int(direction.keep_order)}\n"
     )
 
 

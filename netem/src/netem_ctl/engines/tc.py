@@ -5,6 +5,9 @@ UDP, one filter per protocol and port) steer into band 1:2, whose child is netem
 takes band 1:1 untouched.
 Ingress (client -> device): u32 filters on the destination ports redirect to an IFB device
 whose root qdisc is netem; other traffic is not redirected.
+netem draws loss and jitter once per skb, and a TCP or UDP GSO skb is up to 45 wire packets:
+while a profile has loss or jitter, TSO and GSO are off on the device's interface, so the
+device's packets reach netem as wire packets (docs/bad-links.md says what this leaves out).
 """
 
 from ..impairment import DirectionImpairment, Impairment
@@ -21,10 +24,16 @@ IFB_NETEM_HANDLE = "1:"
 IP_PROTOCOLS = {"tcp": 6, "udp": 17}
 # prio with two bands: unmatched traffic of every TOS goes to band 0 (class 1:1).
 PRIO_ARGS = ["prio", "bands", "2", "priomap", *["0"] * 16]
+# netem keeps jittered packets in order only while a rate is set (each then waits for the one
+# ahead of it); 10 Gbit/s keeps the order without limiting the lab's links.
+KEEP_ORDER_RATE_KBIT = 10_000_000
 
 
 def netem_args(direction: DirectionImpairment) -> list[str]:
     """Every parameter explicit, so `tc qdisc replace` keeps no value of the previous profile."""
+    rate_kbit = direction.rate_kbit
+    if direction.keep_order and direction.jitter_us and not rate_kbit:
+        rate_kbit = KEEP_ORDER_RATE_KBIT
     return [
         "netem",
         "limit",
@@ -36,8 +45,15 @@ def netem_args(direction: DirectionImpairment) -> list[str]:
         "random",
         f"{format_percent(direction.loss_pct)}%",
         "rate",
-        f"{direction.rate_kbit}kbit",
+        f"{rate_kbit}kbit",
     ]
+
+
+def offload_commands(interface: str, impairment: Impairment) -> list[Command]:
+    """TSO and GSO off while loss or jitter is drawn, on again for delay-only profiles (fewer
+    packets to delay). TCP reads them when a connection starts."""
+    state = "off" if impairment.draws_per_packet else "on"
+    return [["ethtool", "-K", interface, "tso", state, "gso", state]]
 
 
 def format_percent(value: float) -> str:
@@ -272,9 +288,12 @@ class TcEngine(Engine):
         else:
             self.clear()
             self.runner.run_all(build_commands(self.interface, self.ports, impairment))
+        if not impairment.is_neutral:
+            self.runner.run_all(offload_commands(self.interface, impairment))
 
     def clear(self) -> None:
         self.runner.run_all(clear_commands(self.interface), check=False)
+        self.runner.run_all(offload_commands(self.interface, Impairment(rtt_ms=0)), check=False)
 
     def problems(self, impairment: Impairment) -> list[str]:
         if impairment.is_neutral:
