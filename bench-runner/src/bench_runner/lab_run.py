@@ -458,6 +458,7 @@ def _profile_info(job: Job, state: NetemState | None) -> ProfileInfo:
             name=profile.name,
             rtt_ms=profile.rtt_ms,
             jitter_ms=profile.jitter_ms,
+            keep_order=profile.keep_order,
             loss_pct=profile.loss_pct,
             rate_mbit=profile.rate_mbit,
             source=profile.source,

@@ -23,6 +23,7 @@ class NetemProfile(BaseModel):
     name: str
     rtt_ms: float = 0.0
     jitter_ms: float = 0.0
+    keep_order: bool = False
     loss_pct: float = 0.0
     rate_mbit: float = 0.0
     source: str | None = None

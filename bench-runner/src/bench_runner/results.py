@@ -58,6 +58,8 @@ class ProfileInfo(BaseModel):
     name: str
     rtt_ms: float
     jitter_ms: float
+    keep_order: bool = False
+    """With jitter: packets kept in order (False: they may overtake); False in older results."""
     loss_pct: float
     rate_mbit: float
     source: str | None

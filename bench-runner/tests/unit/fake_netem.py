@@ -19,6 +19,7 @@ PROFILE_FIELDS = {
     "rtt_ms",
     "split",
     "jitter_ms",
+    "keep_order",
     "loss_pct",
     "rate_mbit",
     "limit_packets",

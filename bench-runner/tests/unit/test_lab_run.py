@@ -86,13 +86,19 @@ def test_a_cleared_profile_is_cleared_again(netem: FakeNetem) -> None:
 
 
 def test_a_custom_profile_is_applied_again_by_its_values(netem: FakeNetem) -> None:
-    netem.custom["mine"] = {"name": "mine", "rtt_ms": 12.5}
+    netem.custom["mine"] = {"name": "mine", "rtt_ms": 12.5, "jitter_ms": 4.0, "keep_order": True}
     netem.change("applied", "mine")  # PUT /profile by someone trying the device
     client = NetemClient(netem.url)
     before = client.current()
     client.apply("regional")
     restored = client.restore(before.profile)
-    assert (restored.profile.name, restored.profile.rtt_ms) == ("mine", 12.5)
+    profile = restored.profile
+    assert (profile.name, profile.rtt_ms, profile.jitter_ms, profile.keep_order) == (
+        "mine",
+        12.5,
+        4.0,
+        True,
+    )
 
 
 @pytest.mark.usefixtures("lab_env")
