@@ -7,7 +7,7 @@ Ingress (client -> device): u32 filters on the destination ports redirect to an 
 whose root qdisc is netem; other traffic is not redirected.
 netem draws loss and jitter once per skb, and a TCP or UDP GSO skb is up to 45 wire packets:
 while a profile has loss or jitter, TSO and GSO are off on the device's interface, so the
-device's packets reach netem as wire packets (docs/bad-links.md says what this leaves out).
+device's packets reach netem as wire packets (docs/profiles.md says what this leaves out).
 """
 
 from ..impairment import DirectionImpairment, Impairment
