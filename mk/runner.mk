@@ -3,7 +3,7 @@
 BENCH_PLAN ?= nightly
 RUNNER_TEST_IMAGE ?= transport-lab/bench-runner-test:dev
 
-.PHONY: bench-matrix bench-smoke bench-targets fleet-inventory bench-fleet runner-test-image test-runner docs-modes lint-runner \
+.PHONY: bench-matrix bench-impairment bench-smoke bench-targets fleet-inventory bench-fleet runner-test-image test-runner docs-modes lint-runner \
 	test-sink-spool test-faults \
 	test-verdicts test-precision bench-verdicts
 
@@ -46,6 +46,25 @@ bench-matrix: .env ## Run a plan (BENCH_PLAN=nightly: every mode x client x prof
 	run_id=matrix-$$(date -u +%Y%m%dT%H%M%SZ); status=0; \
 	$(COMPOSE) run --rm bench-runner run --plan $(BENCH_PLAN) --run-id $$run_id || status=$$?; \
 	$(COMPOSE) run --rm bench-runner report $$run_id; exit $$status
+
+# The impairment plan (docs/bad-links.md), then its table. Loss is measured with the nfq engine,
+# the one whose loss both directions meet as configured (docs/profiles.md, "Impaired profiles"):
+# netem is recreated with it for the run and put back as .env has it afterwards, whatever
+# happened. NETEM_ENGINE stays exported while the run starts, or compose would recreate netem
+# as .env has it. The plan is packaged in the runner's image: build it first. The table is
+# written from whatever ran; the exit status is the run's, else the table's.
+bench-impairment: .env ## Every transport's floor client under loss (regional 0-2 %, continental 0 and 1 %; ~2 h 40 min), then results/impairment-<time>/impairment.md [ITERATIONS=n]
+	$(COMPOSE) --profile tools build bench-runner
+	run_id=impairment-$$(date -u +%Y%m%dT%H%M%SZ); status=0; \
+	restore() { unset NETEM_ENGINE; $(COMPOSE) up -d --wait --force-recreate netem >/dev/null; }; \
+	trap restore EXIT; \
+	export NETEM_ENGINE=nfq; \
+	$(COMPOSE) up -d --wait --force-recreate netem; \
+	$(COMPOSE) run --rm bench-runner run --plan impairment --run-id $$run_id \
+	  $(if $(ITERATIONS),--iterations $(ITERATIONS)) || status=$$?; \
+	$(COMPOSE) run --rm --no-deps bench-runner impairment-table $$run_id \
+	  || { rc=$$?; [ $$status -ne 0 ] || status=$$rc; }; \
+	echo "table: results/$$run_id/impairment.md"; exit $$status
 
 fleet-inventory: .env ## Write results/fleet.yaml: the lab's emulated devices (DEVICE_FLEET_SIZE), for --targets
 	$(COMPOSE) run --rm bench-runner inventory

@@ -165,6 +165,31 @@ def smoke_regional_run(smoke_run: BenchRun) -> BenchRun:
     return _load(run_id, _run(run_id, "--plan", "smoke", "--profile", "regional"))
 
 
+LOSSY_PROFILE = "regional-loss-2"
+LOSSY_MODES = ("ssh/fresh-conn", "https/keep-alive")
+"""A new connection per iteration, which meets a loss in many iterations at 2 %, and a kept
+one, which meets few: the rows Bad links shows and test_bad_links_e2e checks."""
+LOSSY_COMMAND = "show version"
+LOSSY_ITERATIONS = 150
+"""About 3,000 data segments of the runner's on the new connections: 60 losses expected, at
+least 21 by test_bad_links_e2e's bound, in about 80 s."""
+
+
+@pytest.fixture(scope="session")
+def lossy_run() -> BenchRun:
+    """One run under 2 % loss each way: the only points that carry segments sent again,
+    recovery and the loss model."""
+    return bench(
+        LOSSY_PROFILE,
+        "--modes",
+        ",".join(LOSSY_MODES),
+        "--commands",
+        LOSSY_COMMAND,
+        name="e2e-bad-links",
+        iterations=LOSSY_ITERATIONS,
+    )
+
+
 @pytest.fixture(scope="session")
 def every_mode_sweep(smoke_regional_run: BenchRun) -> dict[str, BenchRun]:
     return sweep(

@@ -43,6 +43,7 @@ CONTEXTS: dict[str, tuple[str, ...]] = {
     "model-driven": ("every_mode_regional", "smoke_run"),
     "tunnels": ("every_mode_local", "every_mode_regional"),
     "latency-sweep": ("every_mode_regional",),
+    "bad-links": ("lossy_run",),
     "resources": ("regional_run", "smoke_run"),
     "nightly-trends": ("regional_run", "smoke_run"),
 }

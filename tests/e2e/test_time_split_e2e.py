@@ -8,7 +8,7 @@ import pytest
 
 from conftest import BenchRun
 
-PARTS = ("network_ms", "device_ms", "client_ms", "stall_ms")
+PARTS = ("network_ms", "device_ms", "client_ms", "stall_ms", "recovery_ms")
 HELD_SEGMENT_MS = 35.0
 """Linux's delayed-ACK timer is 40 ms; a stall behind it cannot be much shorter."""
 NEW_SSH_SESSIONS = ("ssh/fresh-conn", "ssh/pty-fresh")
@@ -31,7 +31,7 @@ def _splits(mode: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_the_parts_add_up_to_the_wall_time(run: BenchRun) -> None:
-    """Network, device, client and TCP stalls fill each iteration and never add up to more
+    """Network, device, client, TCP stalls and recovery fill each iteration and never add up to more
     than its wall time (beyond a nanosecond of rounding): what they leave of it, the time
     between the two clocks' readings at each end, is within 2 % of the mode's p50 for most
     iterations. Not for every one: a busy machine can preempt the runner between two

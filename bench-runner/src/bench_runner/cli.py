@@ -34,6 +34,7 @@ from bench_runner.fleet import FleetError, fetch_fleet, inventory_yaml
 from bench_runner.html_report import ReportFiles, build_comparison, build_report
 from bench_runner.html_report import runs as report_runs
 from bench_runner.html_report.compare import changes as compare_changes
+from bench_runner.impairment_table import impairment_markdown
 from bench_runner.lab_run import (
     LabInUseError,
     LabUnreachableError,
@@ -631,6 +632,29 @@ def precision_table(
     )
     console.print(path.read_text(encoding="utf-8"))
     console.print(f"precision of {count} run(s) written to {path}")
+
+
+@app.command(name="impairment-table")
+def impairment_table(
+    run_ids: Annotated[
+        list[str],
+        typer.Argument(
+            help="run ids or run id prefixes under $RESULTS_DIR (make bench-impairment names "
+            "them impairment-<UTC time>-<profile>)"
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(help="default: $RESULTS_DIR/<first RUN_ID>/impairment.md"),
+    ] = None,
+) -> None:
+    """Per mode and loss rate: p50, p95 and p99 with their intervals beside the loss model's,
+    how often an iteration met a retransmission, the time recovery took, the timeouts."""
+    path, count = _write_page(
+        "impairment-table", run_ids, output, "impairment.md", impairment_markdown
+    )
+    console.print(path.read_text(encoding="utf-8"), markup=False, highlight=False, soft_wrap=True)
+    console.print(f"impairment table of {count} run(s) written to {path}")
 
 
 def _write_page(

@@ -17,6 +17,8 @@ from bench_runner.report import RunFigures
 from bench_runner.results import ModeResult, RunResult
 from bench_runner.sinks.delivery import Delivery
 from bench_runner.wire.handshake_model import Handshakes
+from bench_runner.wire.model import WireCounts
+from bench_runner.wire.timeline import PARTS
 
 # Redirected output (CI logs, `docker compose run -T`) would be cut at 80 columns, which
 # truncates the summary table; a terminal or $COLUMNS still decides otherwise.
@@ -28,6 +30,13 @@ err_console = Console(stderr=True, width=_width)
 
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
+
+
+def _recovered(wire: WireCounts | None, iterations: int) -> str:
+    """In how many of the iterations a segment was sent again ("-": not told)."""
+    if wire is None or wire.recovered_iterations is None:
+        return "-"
+    return f"{wire.recovered_iterations}/{iterations}"
 
 
 def _interval(low: float | None, high: float | None) -> str:
@@ -154,7 +163,9 @@ def time_split_table(run: RunResult) -> Table:
         "device",
         "client ms",
         "TCP stalls",
+        "recovery",
         "stalls/it",
+        "resent in",
     ):
         table.add_column(header, justify="left" if header in ("mode", "client") else "right")
     for mode in run.modes:
@@ -166,8 +177,9 @@ def time_split_table(run: RunResult) -> Table:
             " ".join([mode.mode, *(f"{k}={v}" for k, v in mode.parameter_tags().items())]),
             mode.client,
             _ms(mode.stats.p50_ms),
-            *(_ms(split.p50_ms[part]) for part in ("network", "device", "client", "stall")),
+            *(_ms(split.p50_ms.get(part)) for part in PARTS),
             f"{split.stalls / iterations:.1f}",
+            _recovered(mode.wire, iterations),
         )
     return table
 

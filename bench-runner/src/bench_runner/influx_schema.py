@@ -178,6 +178,17 @@ class SummaryField:
     DEVICE_CPU_S = "device_cpu_s"
     DEVICE_MEMORY_PEAK_BYTES = "device_memory_peak_bytes"
     TIME_STALLS = "time_stalls"
+    RECOVERED_ITERATIONS = "recovered_iterations"
+    """Successful iterations in which the capture saw a TCP segment sent again."""
+    RECOVERED_SHARE = "recovered_share"
+    """``recovered_iterations`` over the successful iterations, 0 to 1."""
+    LOSS_MODEL_P_MEET = "loss_model_p_meet"
+    """The loss model's probability that an iteration meets at least one loss (loss_model.py);
+    absent when the profile has no loss."""
+    LOSS_MODEL_EXTRA_MS = "loss_model_extra_ms"
+    LOSS_MODEL_CLEAN_P50_MS = "loss_model_clean_p50_ms"
+    LOSS_MODEL_P95_MS = "loss_model_p95_ms"
+    LOSS_MODEL_P99_MS = "loss_model_p99_ms"
     HANDSHAKES = "handshakes"
     """Connections whose handshake the capture read whole (``HANDSHAKE_TAGS`` say what
     they negotiated)."""

@@ -392,6 +392,7 @@ def _run_job(
         device_metrics_url=job.metrics_url,
         reference_port=_reference_port(job),
         configured_jitter_ms=profile_info.jitter_ms,
+        configured_loss_pct=profile_info.loss_pct,
         bulk_iterations=plan.tunnel_bulk_iterations,
     )
     guard_client = NetemClient(settings.netem_url) if netem_state is not None else None

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench_runner import phases
+from bench_runner import loss_model, phases
 from bench_runner.results import ModeResult, ModeRun, RunResult
 from bench_runner.wire import handshake_model, timeline
 from bench_runner.wire import model as wire_model
@@ -81,6 +81,7 @@ MODE_COLUMNS = (
     "rtt_model_round_trips",
     "rtt_model_p50_ms",
     *timeline.SUMMARY_COLUMNS,
+    *loss_model.SUMMARY_COLUMNS,
     "excluded",
     *handshake_model.COLUMNS,
     "p50_ci_low_ms",
@@ -215,6 +216,7 @@ def mode_rows(run: RunResult) -> list[dict[str, Any]]:
                 "rtt_model_round_trips": model.round_trips if model else None,
                 "rtt_model_p50_ms": model.predicted_p50_ms if model else None,
                 **timeline.summary_fields(mode.time_split),
+                **loss_model.summary_fields(mode.wire, mode.loss_model),
                 "excluded": stats.excluded,
                 **handshake_model.csv_fields(mode.handshakes),
             }

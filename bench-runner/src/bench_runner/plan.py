@@ -49,6 +49,7 @@ BUILTIN_PLANS = (
     "netconf-sweep",
     "latency-sweep",
     "crypto-sweep",
+    "impairment",
     "reproduce-clibench",
     "reproduce-netconf",
     "reproduce-tunnel",

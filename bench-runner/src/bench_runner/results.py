@@ -1,4 +1,4 @@
-"""The results document (schema_version 5, documented field by field in SCHEMA.md) and
+"""The results document (schema_version 6, documented field by field in SCHEMA.md) and
 the measured iterations behind it (iterations.csv and InfluxDB's ``iteration`` points)."""
 
 import os
@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, computed_field
 
+from bench_runner.loss_model import LossModel
 from bench_runner.phases import PhaseSummary
 from bench_runner.precision import Precision
 from bench_runner.resources import ResourceUsage
@@ -23,7 +24,7 @@ from bench_runner.wire.handshake_model import Handshakes
 from bench_runner.wire.model import WireCounts, WireIteration
 from bench_runner.wire.timeline import TimeSplit, TimeSplits
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 class LabInfo(BaseModel):
@@ -156,6 +157,9 @@ class ModeResult(BaseModel):
     precision: Precision | None = None
     """How the iterations were counted (adaptive or fixed), why they stopped and the
     median's precision reached; null in results written before schema version 5."""
+    loss_model: LossModel | None = None
+    """What the profile's loss should cost the mode, from its counted packets
+    (loss_model.py); null without loss or without the counts."""
 
     def parameter_tags(self) -> dict[str, str]:
         """``parameters`` as text, for InfluxDB tags and Prometheus labels: the series of

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
+from bench_runner import loss_model
 from bench_runner.alpn import AlpnReportingSession
 from bench_runner.modes import Mode, Session, Target
 from bench_runner.modes.base import SelfTimedSession, StreamRate, StreamRateSession, Transport
@@ -28,7 +29,7 @@ from bench_runner.wire.bpf import Protocol
 from bench_runner.wire.capture import Segment, WireCapture, open_capture
 from bench_runner.wire.handshake_model import Handshakes, summarize_handshakes, unavailable
 from bench_runner.wire.handshakes import decode
-from bench_runner.wire.model import WireCounts, summarize_wire
+from bench_runner.wire.model import WireCounts, recovered_iterations, summarize_wire
 from bench_runner.wire.quic_handshakes import decode_quic
 from bench_runner.wire.timeline import Span, summarize_splits
 
@@ -62,6 +63,8 @@ class RunPlan:
     gate checks the delay added on the mode's port over this one."""
     configured_jitter_ms: float = 0.0
     """The profile's jitter: the RTT gate's fastest connect may be this much faster."""
+    configured_loss_pct: float = 0.0
+    """The profile's loss each way, which the loss model weighs the mode's packets by."""
     bulk_iterations: int | None = None
     """A fixed count of measured iterations for the modes that move a payload (a plan's
     ``tunnel_bulk_iterations``: a 1 GB download is not repeated until precise); None: as
@@ -378,6 +381,13 @@ def assemble(
         time_split=summarize_splits(gate.verified_rtt_ms, splits)
         if gate.verified_rtt_ms is not None
         else None,
+        loss_model=loss_model.estimate(
+            plan.configured_loss_pct,
+            gate.verified_rtt_ms,
+            [(record.wall_ms, record.wire) for record in succeeded if record.wire is not None],
+        )
+        if gate.verified_rtt_ms is not None
+        else None,
         started_at=started_at,
         finished_at=finished_at,
     )
@@ -507,6 +517,7 @@ def wire_counts(
         per_iteration=counted,
         p50=summarize_wire(counted),
         capture_drops=capture.drops,
+        recovered_iterations=recovered_iterations(counted),
     )
 
 

@@ -42,6 +42,15 @@ class Exchange:
         self.sent += payload + (1 if flags & (SYN | FIN) else 0)
         return self
 
+    def again(self, at_ms: float, outgoing: bool, payload: int = 100) -> "Exchange":
+        """The last ``payload`` bytes sent that way, sent again (a retransmission)."""
+        seq = (self.sent if outgoing else self.received) - payload
+        ack = self.received if outgoing else self.sent
+        self.packets.append(
+            Packet(int(at_ms * MS), outgoing, PSH_ACK, payload, seq, ack, self.connection, 1)
+        )
+        return self
+
     def into(self, at_ms: float, payload: int = 100, flags: int = PSH_ACK) -> "Exchange":
         self.packets.append(
             Packet(
@@ -90,7 +99,7 @@ def _split(
 
 
 def _parts_ms(split: TimeSplit) -> float:
-    return split.network_ms + split.device_ms + split.client_ms + split.stall_ms
+    return split.network_ms + split.device_ms + split.client_ms + split.stall_ms + split.recovery_ms
 
 
 def test_a_request_and_its_answer() -> None:
@@ -102,6 +111,27 @@ def test_a_request_and_its_answer() -> None:
         0.0,
     )
     assert split.unaccounted_ms == 0.0
+
+
+def test_a_request_sent_again_by_its_timer_waits_in_recovery() -> None:
+    """The answer was lost: the runner's RTO sends the request again 230 ms later, the
+    device answers that at once (its own copy of the lost answer). The timer's wait is
+    recovery, the round trip network, and the parts still fill the wall time."""
+    split = Exchange().out(1).again(231, True).into(261.5).split(REGIONAL, 0, 263)
+    assert split.network_ms == 30.0
+    assert split.recovery_ms == pytest.approx(230.5)
+    assert split.device_ms == 0.0
+    assert split.client_ms == pytest.approx(2.5)
+    assert split.unaccounted_ms == pytest.approx(0.0)
+
+
+def test_an_answer_sent_again_by_the_device_is_recovery_beyond_its_round_trip() -> None:
+    """The answer's second segment was lost and the device's timer sent it again, 230 ms
+    after the first arrived: the round trip is network, the wait for the copy recovery."""
+    split = Exchange().out(1).into(31.5).again(262, False).split(REGIONAL, 0, 263)
+    assert split.network_ms == 30.0
+    assert split.device_ms == pytest.approx(0.5)
+    assert split.recovery_ms == pytest.approx(230.5)
 
 
 def test_the_connect_and_the_banner_are_round_trips_not_stalls() -> None:
@@ -247,7 +277,13 @@ def test_a_modes_splits_are_summarized_by_their_medians() -> None:
     splits = [Exchange().out(1).into(36 + extra).split(REGIONAL, 0, 40) for extra in (0, 1, 2)]
     summary = summarize_splits(30.0, splits)
     assert summary is not None
-    assert summary.p50_ms == {"network": 30.0, "device": 6.0, "client": 4.0, "stall": 0.0}
+    assert summary.p50_ms == {
+        "network": 30.0,
+        "device": 6.0,
+        "client": 4.0,
+        "stall": 0.0,
+        "recovery": 0.0,
+    }
     assert summary.stalls == 0
     assert summarize_splits(30.0, []) is None
 

@@ -39,6 +39,9 @@ VS_FLOOR = Interval(
 )
 INTERVALS = (P50, P95, SPEEDUP, VS_FLOOR)
 """Every figure a panel may show only with its interval (the lint holds panels to it)."""
+P99 = Interval(SummaryField.P99_MS, SummaryField.P99_CI_LOW_MS, SummaryField.P99_CI_HIGH_MS)
+"""Not in ``INTERVALS``: a p99's interval needs 368 iterations, which few runs measure, so a
+p99 may be shown alone; a panel that judges a model against it reads its ends."""
 
 PROMETHEUS_INTERVALS = {
     "transport_bench:mode_p50_round_trips:ratio": (
@@ -164,29 +167,44 @@ XY_ENDS = [("custom.show", "points"), ("custom.pointSize", {"fixed": 3})]
 """Small points above and below each measured point: its error bar's ends."""
 
 
-def within_noise(interval: Interval, name: str) -> Column:
-    """Where a ratio's interval lies against 1, as one number: its distance above 1 when the
-    whole interval is above, minus its distance below 1 when the whole interval is below, so
-    0 exactly when the interval holds 1 (the two figures overlap: within noise)."""
+def against(interval: Interval, reference: str, name: str) -> Column:
+    """Where a figure's interval lies against ``reference`` (an expression), as one number:
+    its distance above the reference when the whole interval is above, minus its distance
+    below when the whole interval is below, so 0 exactly when the interval holds the
+    reference; null without an interval or a reference."""
     low, high = latest(interval.low), latest(interval.high)
-    above = f"({low} - 1 + abs({low} - 1)) / 2"
-    below = f"(1 - {high} + abs(1 - {high})) / 2"
+    above = f"({low} - {reference} + abs({low} - {reference})) / 2"
+    below = f"({reference} - {high} + abs({reference} - {high})) / 2"
     return Column(f"{above} - {below}", name)
 
 
-def noise_mappings(above: str, below: str) -> list[dict[str, Any]]:
-    """The ``within_noise`` number as words: 0 within noise, above or below 1 beyond it; no
-    interval (too few iterations, no baseline) is never ranked either."""
+def within_noise(interval: Interval, name: str) -> Column:
+    """Where a ratio's interval lies against 1: 0 exactly when it holds 1 (the two figures
+    overlap: within noise)."""
+    return against(interval, "1", name)
+
+
+def against_mappings(
+    inside: str, above: tuple[str, str], below: tuple[str, str], missing: str
+) -> list[dict[str, Any]]:
+    """The ``against`` number as words: ``inside`` for 0 (named first: Grafana takes the first
+    mapping that matches, and 0 lies in both ranges' bounds), ``above`` or ``below`` (text,
+    colour) beyond it, ``missing`` without an interval or a reference."""
 
     def result(text: str, color: str) -> dict[str, str]:
         return {"text": text, "color": color}
 
     return [
-        {"type": "value", "options": {"0": result("within noise", "text")}},
-        {"type": "range", "options": {"from": 0, "to": None, "result": result(above, "green")}},
-        {"type": "range", "options": {"from": None, "to": 0, "result": result(below, "red")}},
-        {
-            "type": "special",
-            "options": {"match": "null", "result": result("not ranked: no interval", "text")},
-        },
+        {"type": "value", "options": {"0": result(inside, "text")}},
+        {"type": "range", "options": {"from": 0, "to": None, "result": result(*above)}},
+        {"type": "range", "options": {"from": None, "to": 0, "result": result(*below)}},
+        {"type": "special", "options": {"match": "null", "result": result(missing, "text")}},
     ]
+
+
+def noise_mappings(above: str, below: str) -> list[dict[str, Any]]:
+    """The ``within_noise`` number as words: 0 within noise, above or below 1 beyond it; no
+    interval (too few iterations, no baseline) is never ranked either."""
+    return against_mappings(
+        "within noise", (above, "green"), (below, "red"), "not ranked: no interval"
+    )

@@ -100,22 +100,25 @@ def series_bars(
     where: tuple[str, ...],
     unit: str,
     *,
+    by: str = Tag.SERIES,
+    measurement: str = Measurement.MODE_SUMMARY,
     stacked: bool = False,
     height: int = 10,
     width: int = HALF,
 ) -> barchart.Panel:
-    """Horizontal bars, one group per series of the run, one bar per column; a figure's
-    interval ends are lighter bars of its hue either side of it."""
-    select = Select(columns, Measurement.MODE_SUMMARY, where, (Tag.SERIES,))
+    """Horizontal bars, one group per value of the tag ``by`` (each series of the run, or
+    each profile in a panel repeated per series), one bar per column; a figure's interval
+    ends are lighter bars of its hue either side of it."""
+    select = Select(columns, measurement, where, (by,))
     panel = (
         barchart.Panel()
         .title(title)
         .description(description)
         .datasource(INFLUXDB)
         .with_target(InfluxQuery(INFLUXDB, select))
-        .with_transformation(columns_in_order((Tag.SERIES,), columns))
-        .with_transformation(sorted_by(Tag.SERIES))
-        .x_field(Tag.SERIES)
+        .with_transformation(columns_in_order((by,), columns))
+        .with_transformation(sorted_by(by))
+        .x_field(by)
         .orientation(VizOrientation.HORIZONTAL)
         .stacking(StackingMode.NORMAL if stacked else StackingMode.NONE)
         .x_tick_label_max_length(70)
@@ -385,9 +388,12 @@ TIME_SPLIT_DESCRIPTION = (
     "The p50 of each part of an iteration, told from its packets: network (one verified RTT "
     "per wait for the device: the round trips), device (the rest of those waits: the device "
     "working, and any delay the engine added beyond the RTT), client (the client library "
-    "between an answer and its next send, before the first packet and after the last) and "
+    "between an answer and its next send, before the first packet and after the last), "
     "TCP stalls (a segment TCP held until an ACK came: Nagle behind a delayed ACK, a full "
-    "window). Medians of each part: their sum is close to, not exactly, the p50."
+    "window) and recovery (TCP repairing a lost segment: the wait before a segment is sent "
+    "again, and what a wait in which one was sent again took beyond its RTT; none for QUIC, "
+    "whose retransmissions the capture cannot see). Medians of each part: their sum is "
+    "close to, not exactly, the p50."
 )
 
 

@@ -33,6 +33,7 @@ def test_uids_are_the_stable_urls(dashboards_dir: Path) -> None:
     assert uids == {
         "transport-comparison",
         "latency-sweep",
+        "bad-links",
         "client-libraries",
         "netconf",
         "gnmi",

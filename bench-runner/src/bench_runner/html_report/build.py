@@ -22,6 +22,7 @@ import jinja2
 import vl_convert
 
 from bench_runner.html_report import charts, handshakes
+from bench_runner.html_report.bad_links import LossRow, loss_rows, under_loss
 from bench_runner.html_report.compare import ALPHA, RESAMPLES, changes
 from bench_runner.html_report.intervals import (
     from_bounds,
@@ -265,6 +266,11 @@ def precision_summary(modes: Sequence[Document]) -> str:
     return f"{'; '.join(rules)}: {reached} of {len(recorded)} modes reached it"
 
 
+def _bad_links(labelled: Sequence[tuple[str, Run]]) -> list[tuple[str, Run, list[LossRow]]]:
+    """The bad-links section's table of each run under loss (none for a run without loss)."""
+    return [(label, run, loss_rows(run)) for label, run in labelled if under_loss(run)]
+
+
 def _verdicts(run: Run) -> list[Document]:
     return [m for m in run.modes if m.get("verdict")]
 
@@ -326,6 +332,7 @@ def build_report(
         started,
         title=f"Transport Lab report · {main.run_id}",
         runs=[(label, run, context(run), *speedup_rows(run, baseline)) for label, run in labelled],
+        bad_links=_bad_links(labelled),
         verdicts=[(run, _verdicts(run)) for run in runs if _verdicts(run)],
         comparison=(str(comparison[0].relative_to(results_dir)), comparison[1])
         if comparison
@@ -357,6 +364,7 @@ def build_comparison(
         started,
         title=f"Transport Lab comparison · {run_a.run_id} → {run_b.run_id}",
         runs=[(label, run, context(run), *speedup_rows(run, None)) for label, run in labelled],
+        bad_links=_bad_links(labelled),
         verdicts=[],
         comparison=None,
         compare={

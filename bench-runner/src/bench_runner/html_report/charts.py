@@ -35,7 +35,7 @@ TOOLTIP_P50 = [
 ]  # fmt: skip
 ERROR_BAR = "#1d2330"
 MAX_SERIES = 12
-TIME_PARTS = ("network", "device", "client", "stall")
+TIME_PARTS = ("network", "device", "client", "stall", "recovery")
 
 
 @dataclass
@@ -60,22 +60,24 @@ def _group_title(labelled: Labelled) -> str:
     return "profile" if all(label == run.profile for label, run in labelled) else "run"
 
 
-def interval_fields(stats: Document) -> Row:
-    """The median's interval for a chart's row, and what the tooltip says of it."""
-    low, high = stats.get("p50_ci_low_ms"), stats.get("p50_ci_high_ms")
+def interval_fields(stats: Document, quantile: str = "p50") -> Row:
+    """A quantile's interval (the median's, or ``p95``'s) for a chart's row, and what the
+    tooltip says of it."""
+    low_key, high_key = f"{quantile}_ci_low_ms", f"{quantile}_ci_high_ms"
+    low, high = stats.get(low_key), stats.get(high_key)
     if low is not None and high is not None:
         label = "95 % CI"
-    elif "p50_ci_low_ms" in stats:
+    elif low_key in stats:
         label = "no interval: too few iterations"
     else:
         label = "interval unknown"
-    p50 = stats.get("p50_ms")
+    value = stats.get(f"{quantile}_ms")
     return {
-        "p50_ci_low_ms": low,
-        "p50_ci_high_ms": high,
+        low_key: low,
+        high_key: high,
         "interval": label,
-        "bar_low_ms": p50 if low is None else low,
-        "bar_high_ms": p50 if high is None else high,
+        "bar_low_ms": value if low is None else low,
+        "bar_high_ms": value if high is None else high,
     }
 
 
@@ -232,6 +234,79 @@ def sweep(labelled: Labelled) -> Figure:
     errors = base.mark_rule(strokeWidth=1.5).encode(y="bar_low_ms:Q", y2="bar_high_ms:Q")
     figure.chart = alt.layer(measured, model, errors, data=_data(rows)).properties(
         width=WIDTH, height=320
+    )
+    return figure
+
+
+def bad_links(labelled: Labelled) -> Figure:
+    figure = Figure(
+        "bad-links",
+        "p95 against loss",
+        "Points and solid lines: measured p95 at each run's loss (each way), with its 95 % "
+        "interval (vertical bars; none under 72 iterations); dashed: the loss model's p95 "
+        "(none without loss, nor for HTTP/3, whose losses the capture cannot count). One "
+        "chart per RTT.",
+    )
+    losses = {float(run.document["profile"].get("loss_pct") or 0.0) for _, run in labelled}
+    if len(losses) < 2:
+        figure.note = (
+            "one loss rate: the p95 against loss needs runs at several "
+            "(make bench-impairment, or a report of its sweep)"
+        )
+        return figure
+    rows = []
+    for _, run in labelled:
+        profile = run.document["profile"]
+        for mode in run.modes:
+            if not _measured(mode) or is_stream(mode):
+                continue
+            rows.append(
+                {
+                    "series": mode["series"],
+                    "profile": run.profile,
+                    "floor": is_floor(mode),
+                    "latency": f"{profile['rtt_ms']:g} ms RTT",
+                    "loss_pct": float(profile.get("loss_pct") or 0.0),
+                    "p95_ms": mode["stats"]["p95_ms"],
+                    "model_p95_ms": (mode.get("loss_model") or {}).get("p95_ms"),
+                    **interval_fields(mode["stats"], "p95"),
+                }
+            )
+    if len({row["series"] for row in rows}) > MAX_SERIES:
+        rows = [row for row in rows if row["floor"]]
+        figure.caption += " Floor clients only (the runs have more series than a legend can show)."
+    figure.rows = rows
+    x = alt.X("loss_pct:Q", title="loss each way (%)")
+    color = alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom", columns=2))
+    measured = (
+        alt.Chart()
+        .mark_line(point=True)
+        .encode(
+            x=x,
+            y=alt.Y("p95_ms:Q", title="p95 (ms)"),
+            color=color,
+            tooltip=[
+                "series:N", "profile:N", "loss_pct:Q", "p95_ms:Q", "p95_ci_low_ms:Q",
+                "p95_ci_high_ms:Q", "interval:N", "model_p95_ms:Q",
+            ],
+        )
+    )  # fmt: skip
+    model = (
+        alt.Chart()
+        .transform_filter("isValid(datum.model_p95_ms)")
+        .mark_line(strokeDash=[4, 3], opacity=0.7)
+        .encode(x=x, y="model_p95_ms:Q", color=color)
+    )
+    errors = (
+        alt.Chart()
+        .mark_rule(strokeWidth=1.5)
+        .encode(x=x, y="bar_low_ms:Q", y2="bar_high_ms:Q", color=color)
+    )
+    figure.chart = _panels(
+        rows,
+        "latency",
+        lambda: alt.layer(measured, model, errors).properties(width=WIDTH, height=300),
+        1,
     )
     return figure
 
@@ -517,7 +592,8 @@ def time_accounting(labelled: Labelled) -> Figure:
         "time-accounting",
         "Where an iteration's time goes",
         "Median of each part of an iteration's wall time, from its packets: network (one RTT "
-        "per wait for the device), device, client, TCP stalls.",
+        "per wait for the device), device, client, TCP stalls, and recovery (TCP repairing "
+        "a loss).",
     )
     rows = []
     for row, mode in _with_modes(labelled):
@@ -757,6 +833,7 @@ RUN_CHARTS: tuple[Builder, ...] = (
     latency,
     stream,
     sweep,
+    bad_links,
     libraries,
     netconf,
     tunnel,

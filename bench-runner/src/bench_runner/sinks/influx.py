@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 
-from bench_runner import phases
+from bench_runner import loss_model, phases
 from bench_runner.influx_schema import (
     IterationField,
     Measurement,
@@ -155,6 +155,7 @@ def summary_fields(mode: ModeResult) -> dict[str, FieldValue | None]:
         **parameter_fields(mode),
         **precision_fields(mode),
         **model_fields(mode),
+        **loss_model.summary_fields(mode.wire, mode.loss_model),
         **resource_fields(mode),
         **wire_model.summary_fields(mode.wire),
         **phases.summary_fields(mode.phases),

@@ -20,6 +20,10 @@ Beside it a second socket keeps the handshakes' packets (``hello_capture``), fro
 capture's opening to ``finish()``: the session's setup and warm-up too. The same thread
 copies them out only when half of their ring is filled.
 
+Each TCP packet is also classified for loss recovery (``recovery``: a retransmission, a
+timeout, a D-SACK) by one tracker that sees the mode's packets in capture order across its
+iterations; the tally counts what it found and the time split gives recovery its part.
+
 A QUIC mode's capture (``Protocol.UDP``) keeps the UDP datagrams of the mode's ports with the
 first bytes of their payload, which tell a connection's start and what counts as a send
 (``quic_flows``); the time split reads them as events without TCP's flags, sequence numbers
@@ -27,6 +31,7 @@ or pure ACKs (``timeline``).
 """
 
 import ipaddress
+import mmap
 import os
 import platform
 import select
@@ -46,6 +51,12 @@ from bench_runner.wire.bpf import Protocol
 from bench_runner.wire.hello_capture import HelloCapture, HelloPacket
 from bench_runner.wire.model import WireIteration
 from bench_runner.wire.quic_flows import QuicFlows
+from bench_runner.wire.recovery import (
+    NO_OPTIONS,
+    RecoveryTracker,
+    TcpOptions,
+    parse_options,
+)
 from bench_runner.wire.tally import Tally, wire_segments
 from bench_runner.wire.timeline import HandshakeRtts, Packet, Span, Timeline, TimeSplit
 
@@ -54,10 +65,15 @@ ARPHRD_LINK_HEADER = {1: 14, 772: 14, 65534: 0}
 (tun, WireGuard)."""
 TCP_NUMBERS = struct.Struct("!II")
 """Sequence and acknowledgement numbers, 4 bytes into the TCP header."""
+TIMESTAMP_ONLY = b"\x01\x01\x08\x0a"
+"""NOP, NOP, then the timestamp option: the options of almost every segment Linux sends
+once a connection is open (12 bytes), read without a parse."""
+TSVAL = struct.Struct("!I")
+TCP_BASE_HEADER = 20
 PACE_S = 0.02
 DRAIN_BACKLOG = ring.FRAMES // 4
 JOIN_TIMEOUT_S = 5.0
-PACKET_FIELDS = 7
+PACKET_FIELDS = 8
 """A waiting packet's integers in ``Segment``: a ``Packet``'s fields in order."""
 VNET_MIN_KERNEL = (5, 8)
 """First kernel that writes the virtio-net header into ring frames (tpacket_rcv)."""
@@ -106,12 +122,12 @@ def link_header_length(interface: str) -> int:
 
 class Segment:
     """The traffic between two ``mark()`` calls: its counts and, when it is an iteration's,
-    its timeline."""
+    its timeline. ``tcp``: whether loss recovery is counted."""
 
     __slots__ = ("_handshakes", "_rtt_ns", "_waiting", "tally", "timeline")
 
-    def __init__(self, rtt_ns: int, handshakes: HandshakeRtts) -> None:
-        self.tally = Tally(earliest_answer_ns(rtt_ns))
+    def __init__(self, rtt_ns: int, handshakes: HandshakeRtts, *, tcp: bool = True) -> None:
+        self.tally = Tally(earliest_answer_ns(rtt_ns), recovery=tcp)
         self.timeline: Timeline | None = None
         self._rtt_ns = rtt_ns
         self._handshakes = handshakes
@@ -130,6 +146,7 @@ class Segment:
                     packet.seq,
                     packet.ack,
                     packet.connection,
+                    packet.recovery,
                 )
             )
         elif self.timeline is not None:
@@ -243,8 +260,9 @@ class WireCapture:
         self._boundaries: deque[tuple[int, Span | None]] = deque()
         self._rtt_ns = rtt_ns
         self._handshakes = HandshakeRtts()
+        self._recovery = RecoveryTracker(rtt_ns) if protocol is Protocol.TCP else None
         self._segments: list[Segment] = []
-        self._segment = Segment(rtt_ns, self._handshakes)
+        self._segment = self._new_segment()
         self._drops = 0
         self._wake = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self._lock = threading.Lock()
@@ -254,6 +272,9 @@ class WireCapture:
         self.error: str | None = None
         self._thread = threading.Thread(target=self._run, name="wire-capture", daemon=True)
         self._thread.start()
+
+    def _new_segment(self) -> Segment:
+        return Segment(self._rtt_ns, self._handshakes, tcp=self._recovery is not None)
 
     @property
     def drops(self) -> int:
@@ -353,6 +374,7 @@ class WireCapture:
         ipv6 = self._ipv6
         ports = self._port_set
         flows = self._flows
+        recovery = self._recovery
         boundaries = self._boundaries
         sequence = self._parsed
         if boundaries:
@@ -361,7 +383,7 @@ class WireCapture:
             while boundaries and boundaries[0][0] == sequence:
                 self._segment.bind(boundaries.popleft()[1])
                 self._segments.append(self._segment)
-                self._segment = Segment(self._rtt_ns, self._handshakes)
+                self._segment = self._new_segment()
                 if boundaries:
                     self._segment.bind(boundaries[0][1])
             offset = sequence % ring.FRAMES * ring.FRAME_SIZE
@@ -400,14 +422,18 @@ class WireCapture:
                     payload, gso_size_at(frames, vnet_header + 4)[0], frames[vnet_header + 1] != 0
                 )
             segment = self._segment
-            if flows is None:
+            held_end = offset + mac + snaplen
+            if recovery is not None:  # TCP
                 flags = frames[transport + 13]
-                segment.tally.add(outgoing, flags, payload, headers, segments, time_ns)
                 seq, ack = TCP_NUMBERS.unpack_from(frames, transport + 4)
-                segment.add(Packet(time_ns, outgoing, flags, payload, seq, ack, own_port))
-            else:
-                held_end = min(start + ip_length, offset + mac + snaplen)
-                head = bytes(frames[start + headers : held_end])
+                options = _tcp_options(frames, transport, headers - ip_header, held_end)
+                kind = recovery.classify(
+                    time_ns, outgoing, flags, payload, seq, ack, own_port, options
+                )
+                segment.tally.add(outgoing, flags, payload, headers, segments, time_ns, kind)
+                segment.add(Packet(time_ns, outgoing, flags, payload, seq, ack, own_port, kind))
+            elif flows is not None:
+                head = bytes(frames[start + headers : min(start + ip_length, held_end)])
                 connect, event = flows.datagram(outgoing, own_port, head, payload)
                 segment.tally.add_datagram(
                     outgoing, payload, headers, segments, time_ns, connect=connect, event=event
@@ -417,6 +443,17 @@ class WireCapture:
             set_status(frames, offset, ring.TP_STATUS_KERNEL)
             sequence += 1
             self._parsed = sequence
+
+
+def _tcp_options(frames: mmap.mmap, transport: int, tcp_header: int, held_end: int) -> TcpOptions:
+    """The options of the TCP header at ``transport`` (as far as the snap holds them)."""
+    if tcp_header <= TCP_BASE_HEADER:
+        return NO_OPTIONS
+    start = transport + TCP_BASE_HEADER
+    end = min(transport + tcp_header, held_end)
+    if end - start == len(TIMESTAMP_ONLY) + 8 and frames[start : start + 4] == TIMESTAMP_ONLY:
+        return TcpOptions(TSVAL.unpack_from(frames, start + 4)[0])
+    return parse_options(frames[start:end])
 
 
 def open_capture(

@@ -31,6 +31,24 @@ class WireIteration(BaseModel):
     bytes_in: int
     ip_bytes_out: int | None
     ip_bytes_in: int | None
+    data_segments_out: int | None = None
+    """Wire segments carrying sequence space (data, SYN, FIN): the ones whose loss TCP must
+    repair. This and the counters below (``recovery``) are null for QUIC, whose packet
+    numbers are encrypted, and in results older than them."""
+    data_segments_in: int | None = None
+    retransmits_out: int | None = None
+    """Segments the runner sent again (SYN retries included)."""
+    retransmits_in: int | None = None
+    """Device segments that came again, or late to fill a hole (SYN-ACKs again included);
+    reordered originals are not."""
+    timeouts: int | None = None
+    """Retransmissions, either way, that waited at least the 200 ms minimum timeout."""
+    syn_retries: int | None = None
+    """SYNs and SYN-ACKs sent again (counted in ``retransmits_*`` too)."""
+    spurious: int | None = None
+    """D-SACKs seen either way: retransmissions of what the receiver already had."""
+    reordered_in: int | None = None
+    """Device segments that arrived after later ones, not sent again."""
 
     @property
     def packets(self) -> int:
@@ -39,6 +57,13 @@ class WireIteration(BaseModel):
     @property
     def bytes(self) -> int:
         return self.bytes_out + self.bytes_in
+
+    @property
+    def recovered(self) -> bool | None:
+        """Whether a segment was sent again in the iteration (None: not seen by the capture)."""
+        if self.retransmits_out is None or self.retransmits_in is None:
+            return None
+        return self.retransmits_out + self.retransmits_in > 0
 
 
 FIELDS: tuple[str, ...] = tuple(WireIteration.model_fields)
@@ -58,6 +83,16 @@ class WireCounts(BaseModel):
     capture_drops: int | None = None
     """Packets the kernel matched but could not hand to the capture (ring full): when
     non-zero, the counts of the iterations they fell in are low."""
+    recovered_iterations: int | None = None
+    """Iterations in which a segment was sent again; null where the capture cannot tell."""
+
+
+def recovered_iterations(per_iteration: list[WireIteration]) -> int | None:
+    """How many iterations saw a retransmission; None unless every one could be told."""
+    recovered = [item.recovered for item in per_iteration]
+    if not recovered or None in recovered:
+        return None
+    return sum(1 for flag in recovered if flag)
 
 
 def summarize_wire(per_iteration: list[WireIteration]) -> dict[str, float | None] | None:

@@ -28,6 +28,14 @@ events goes to one part:
   it runs up to a millisecond long, several times the whole path at ``local``, and a
   release measured against it would look too early to be one.
 
+- **recovery**: TCP repairing a loss (``recovery``). The gap before a segment the runner
+  sends again (its retransmission timer's wait, or the wait for the duplicate ACKs that
+  triggered it) and, in a wait during which a segment was sent again either way or whose
+  answer is itself sent again, what is left after its round trip: the device's own time in
+  such a wait cannot be told from the repair's (on the lab's device it is under a
+  millisecond). A device segment sent again that fills a hole while the runner waits for
+  nothing is recovery whole.
+
 The parts are cut from the iteration's span and never add up to more than its wall time
 (``Span``): only events stamped inside the span are the iteration's. A packet of its
 connections stamped after the client returned (the device's FIN once the client has closed
@@ -62,6 +70,8 @@ from bench_runner.roundtrips import earliest_answer_ns
 from bench_runner.stats import percentile
 
 SYN, FIN, RST, ACK = 0x02, 0x01, 0x04, 0x10
+RETRANSMIT = 1
+"""``recovery.Recovery.RETRANSMIT``: the packet carries sequence space sent before."""
 SEQ_SPACE = 1 << 32
 MIN_STALL_NS = 1_000_000
 """A pause shorter than this is not called a stall: at the lab's own sub-millisecond RTT,
@@ -88,7 +98,8 @@ def _at_or_after(number: int, reference: int) -> bool:
 @dataclass(frozen=True, slots=True)
 class Packet:
     """What the accounting needs of one packet; ``connection`` tells the runner's
-    connections apart (its port). A UDP datagram has no flags, ``seq`` and ``ack`` 0, and
+    connections apart (its port); ``recovery`` is what loss recovery made of it
+    (``recovery.Recovery``'s flags). A UDP datagram has no flags, ``seq`` and ``ack`` 0, and
     ``payload`` 0 unless it is an event."""
 
     time_ns: int
@@ -98,6 +109,11 @@ class Packet:
     seq: int
     ack: int
     connection: int
+    recovery: int = 0
+
+    @property
+    def retransmitted(self) -> bool:
+        return bool(self.recovery & RETRANSMIT)
 
     def sequence_end(self) -> int:
         """The sequence number an ACK must reach to cover this packet (SYN and FIN count
@@ -112,6 +128,8 @@ class TimeSplit(BaseModel):
     device_ms: float
     client_ms: float
     stall_ms: float
+    recovery_ms: float = 0.0
+    """TCP repairing losses (0 in results older than the part)."""
     stalls: int
     """Held segments: ``device_stalls`` on the device's side, ``client_stalls`` on the
     runner's."""
@@ -183,6 +201,8 @@ class Timeline:
         "_last_pure_ack",
         "_network",
         "_reached_ns",
+        "_recovering",
+        "_recovery",
         "_rtt_ns",
         "_span",
         "_stall",
@@ -207,7 +227,9 @@ class Timeline:
         """The stamp of the earliest event out still waiting for its answer."""
         self._wait_network = 0
         """The network counted in that wait so far (at most one RTT)."""
-        self._network = self._device = self._client = self._stall = 0
+        self._recovering = False
+        """A segment was sent again during the current wait."""
+        self._network = self._device = self._client = self._stall = self._recovery = 0
         self._device_stalls = self._client_stalls = 0
 
     def add(self, packet: Packet) -> None:
@@ -241,21 +263,34 @@ class Timeline:
 
     def _account(self, previous: Packet, event: Packet) -> None:
         gap = max(event.time_ns - self._reached_ns, 0)
+        if event.retransmitted:
+            self._recovering = True
         if event.outgoing:
-            if previous.outgoing and self._held_by_client(previous, event, gap):
+            if event.retransmitted:
+                self._recovery += gap
+            elif previous.outgoing and self._held_by_client(previous, event, gap):
                 self._stall += gap
                 self._client_stalls += 1
             else:
                 self._client += gap
             return
-        if not previous.outgoing and self._held_by_device(previous, event, gap):
+        if (
+            not event.retransmitted
+            and not previous.outgoing
+            and self._held_by_device(previous, event, gap)
+        ):
             self._stall += gap
             self._device_stalls += 1
         elif self._waiting_since_ns is not None:
             round_trip = min(gap, self._rtt_ns - self._wait_network)
             self._network += round_trip
             self._wait_network += round_trip
-            self._device += gap - round_trip
+            if self._recovering:
+                self._recovery += gap - round_trip
+            else:
+                self._device += gap - round_trip
+        elif event.retransmitted:
+            self._recovery += gap
         else:
             self._device += gap
         if (
@@ -264,6 +299,7 @@ class Timeline:
         ):
             self._waiting_since_ns = None
             self._wait_network = 0
+            self._recovering = False
 
     def _covering_ack(self, previous: Packet, outgoing: bool) -> Packet | None:
         """The latest pure ACK sent the ``outgoing`` way since ``previous`` that covers it
@@ -320,13 +356,14 @@ class Timeline:
             client += self._cut_end_ns - self._span.start_ns
         else:
             client += (self._first_ns - self._span.start_ns) + (self._cut_end_ns - self._reached_ns)
-        parts = (self._network, self._device, client, self._stall)
-        network_ms, device_ms, client_ms, stall_ms = (part / 1e6 for part in parts)
+        parts = (self._network, self._device, client, self._stall, self._recovery)
+        network_ms, device_ms, client_ms, stall_ms, recovery_ms = (part / 1e6 for part in parts)
         return TimeSplit(
             network_ms=network_ms,
             device_ms=device_ms,
             client_ms=client_ms,
             stall_ms=stall_ms,
+            recovery_ms=recovery_ms,
             stalls=self._device_stalls + self._client_stalls,
             device_stalls=self._device_stalls,
             client_stalls=self._client_stalls,
@@ -334,7 +371,7 @@ class Timeline:
         )
 
 
-PARTS: tuple[str, ...] = ("network", "device", "client", "stall")
+PARTS: tuple[str, ...] = ("network", "device", "client", "stall", "recovery")
 
 
 class TimeSplits(BaseModel):
@@ -345,7 +382,8 @@ class TimeSplits(BaseModel):
     per_iteration: list[TimeSplit]
     """One split per successful measured iteration, in run order."""
     p50_ms: dict[str, float]
-    """The median of each part (``network``, ``device``, ``client``, ``stall``)."""
+    """The median of each part (``network``, ``device``, ``client``, ``stall``,
+    ``recovery``; no ``recovery`` in results older than it)."""
     stalls: int
     """Held segments over all those iterations."""
     max_unaccounted_ms: float
@@ -393,6 +431,6 @@ def summary_fields(splits: TimeSplits | None) -> dict[str, float | int | None]:
     values: list[float | int | None] = (
         [None] * len(SUMMARY_COLUMNS)
         if splits is None
-        else [*(splits.p50_ms[part] for part in PARTS), splits.stalls]
+        else [*(splits.p50_ms.get(part) for part in PARTS), splits.stalls]
     )
     return dict(zip(SUMMARY_COLUMNS, values, strict=True))

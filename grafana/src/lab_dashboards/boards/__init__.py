@@ -4,6 +4,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lab_dashboards.boards import (
+    bad_links,
     client_libraries,
     gnmi,
     latency_sweep,
@@ -19,6 +20,7 @@ from lab_dashboards.boards import (
 BOARDS: dict[str, Callable[[], dict[str, Any]]] = {
     "transport-comparison.json": transport_comparison.build,
     "latency-sweep.json": latency_sweep.build,
+    "bad-links.json": bad_links.build,
     "client-libraries.json": client_libraries.build,
     "netconf.json": netconf.build,
     "gnmi.json": gnmi.build,

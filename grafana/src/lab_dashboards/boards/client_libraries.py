@@ -104,7 +104,7 @@ def build() -> dict[str, Any]:
         )
         .with_panel(
             time_split_bars(
-                "Is it the network, the device, the library or TCP? (p50 per part, ms)",
+                "Is it the network, the device, the library, TCP or a loss? (p50 per part, ms)",
                 SCOPE,
                 height=14,
                 width=12,

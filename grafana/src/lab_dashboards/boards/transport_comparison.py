@@ -202,7 +202,8 @@ def build() -> dict[str, Any]:
         )
         .with_panel(
             time_split_bars(
-                "Where does an iteration's time go? (network, device, client, TCP stalls; p50, ms)",
+                "Where does an iteration's time go? "
+                "(network, device, client, TCP stalls, recovery; p50, ms)",
                 SCOPE,
             )
         )
@@ -225,7 +226,11 @@ def build() -> dict[str, Any]:
                 "What does each series put on the wire per iteration? (p50)",
                 "Counted by the runner's packet capture on the mode's ports, for every client. "
                 "Packets as the socket sees them (a bulk aggregate is one), segments as on the "
-                "wire, TCP payload bytes.",
+                "wire, TCP payload bytes; then TCP's loss recovery: segments carrying sequence "
+                "space (data, SYN, FIN), those sent again either way, retransmission timeouts, "
+                "SYNs sent again, D-SACKs (spurious) and device segments out of order (empty "
+                "for QUIC, whose packets the capture cannot follow). The Bad links dashboard "
+                "shows them under loss.",
                 tuple(last(wire_p50_field(field), field) for field in WIRE_FIELDS),
                 SCOPE,
                 {field: "decbytes" for field in WIRE_FIELDS if "bytes" in field},

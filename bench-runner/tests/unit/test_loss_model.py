@@ -1,0 +1,77 @@
+"""The loss model beside a lossy figure: its probability, its costs, its quantiles."""
+
+import pytest
+
+from bench_runner.loss_model import (
+    RTO_MIN_MS,
+    SUMMARY_COLUMNS,
+    SYN_TIMEOUT_MS,
+    estimate,
+    summary_fields,
+)
+from bench_runner.wire.model import WireCounts, WireIteration
+
+
+def _wire(
+    retransmits: int = 0, *, data_out: int | None = 8, data_in: int | None = 8
+) -> WireIteration:
+    return WireIteration(
+        round_trips=4,
+        connects=1,
+        packets_out=10,
+        packets_in=10,
+        segments_out=10,
+        segments_in=10,
+        bytes_out=500,
+        bytes_in=2000,
+        ip_bytes_out=1000,
+        ip_bytes_in=2500,
+        data_segments_out=data_out,
+        data_segments_in=data_in,
+        retransmits_out=retransmits if data_out is not None else None,
+        retransmits_in=0 if data_out is not None else None,
+    )
+
+
+def test_no_loss_no_model() -> None:
+    assert estimate(0.0, 30.0, [(100.0, _wire())]) is None
+
+
+def test_quic_counts_give_no_model() -> None:
+    """QUIC's packets cannot be told lost or sent again from the wire."""
+    assert estimate(1.0, 30.0, [(100.0, _wire(data_out=None, data_in=None))]) is None
+
+
+def test_probability_and_costs_follow_the_data_segments() -> None:
+    """16 data segments: 2 handshake (a connect), 8 flight tails (4 round trips), 6 others."""
+    samples = [(100.0 + i, _wire()) for i in range(99)] + [(400.0, _wire(1))]
+    model = estimate(1.0, 30.0, samples)
+    assert model is not None
+    assert model.p_meet == pytest.approx(1 - 0.99**16)
+    cost = 2 * SYN_TIMEOUT_MS + 8 * (30.0 + RTO_MIN_MS) + 6 * 30.0
+    assert model.expected_extra_ms == pytest.approx(0.01 * cost)
+    assert model.one_loss_ms == pytest.approx(cost / 16)
+    assert model.clean_p50_ms == pytest.approx(149.0)
+    assert model.measured_share == pytest.approx(0.01)
+    # 14.9 % of iterations meet a loss, 1.1 % more than one: one loss at the p95, two at
+    # the p99.
+    assert (model.losses_p95, model.losses_p99) == (1, 2)
+    assert model.p95_ms == pytest.approx(149.0 + cost / 16)
+    assert model.p99_ms == pytest.approx(149.0 + 2 * cost / 16)
+
+
+def test_a_rare_loss_leaves_the_p95_clean() -> None:
+    model = estimate(0.1, 30.0, [(100.0, _wire())])
+    assert model is not None
+    assert model.p_meet < 0.05
+    assert model.p95_ms == model.clean_p50_ms == 100.0
+    assert model.p99_ms is not None
+    assert model.p99_ms > 100.0
+
+
+def test_summary_fields_say_unknown_rather_than_zero() -> None:
+    fields = summary_fields(None, None)
+    assert tuple(fields) == SUMMARY_COLUMNS
+    assert set(fields.values()) == {None}
+    counts = WireCounts(available=True, per_iteration=[_wire(), _wire(1)], recovered_iterations=1)
+    assert summary_fields(counts, None)["recovered_share"] == 0.5
