@@ -113,8 +113,16 @@ def _check_tls(mode: dict[str, Any]) -> None:
     else:
         assert parameters["tls_resumed"]["values"] == {"false": connections}, key
     if mode["mode"] == "h3/0rtt":
-        # Every resumed connection sends its request as 0-RTT early data.
-        assert parameters["tls_early_data"]["values"] == {"not sent": 1, "sent": connections - 1}
+        # The ticket's full handshake sends no early data; a resumed connection sends its
+        # request as 0-RTT when quic-go writes it before the server's handshake flight
+        # arrives. At `local` that flight takes a tenth of a millisecond, and a runner
+        # descheduled as long writes the request as 1-RTT, which the wire reports (2 of 9
+        # connections in a fresh-clone run on 2026-11-28); the client itself fails any
+        # connection whose early data the server did not accept.
+        early = parameters["tls_early_data"]["values"]
+        assert set(early) <= {"sent", "not sent"}, (key, early)
+        assert early.get("not sent", 0) >= 1, (key, early)
+        assert early.get("sent", 0) >= 1, (key, early)
     elif quic:
         assert parameters["tls_early_data"]["values"] == {"not sent": connections}, key
 
