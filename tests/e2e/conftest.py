@@ -166,9 +166,10 @@ def smoke_regional_run(smoke_run: BenchRun) -> BenchRun:
 
 
 LOSSY_PROFILE = "regional-loss-2"
-LOSSY_MODES = ("ssh/fresh-conn", "https/keep-alive")
+LOSSY_MODES = ("ssh/fresh-conn", "https/keep-alive", "h3/fresh-conn")
 """A new connection per iteration, which meets a loss in many iterations at 2 %, and a kept
-one, which meets few: the rows Bad links shows and test_bad_links_e2e checks."""
+one, which meets few; a new QUIC connection, whose losses its client counts: the rows Bad
+links shows and test_bad_links_e2e checks."""
 LOSSY_COMMAND = "show version"
 LOSSY_ITERATIONS = 150
 """About 3,000 data segments of the runner's on the new connections: 60 losses expected, at

@@ -38,9 +38,16 @@ BISECTION_STEPS = 60
 """Halvings of [0, 1] for a share's interval: far below the table's 0.1 % resolution."""
 
 NOTES: dict[str, str] = {
-    "quic": "HTTP/3 (QUIC): its packet numbers and acknowledgments are encrypted, so the "
-    "capture counts no retransmission, no recovery time and no timeout, and the model, "
-    "which needs those counts, is null. The tails are measured.",
+    "quic": "HTTP/3 (QUIC) with a client that counts none of its loss recovery: QUIC's "
+    "packet numbers and acknowledgments are encrypted, so the capture counts no "
+    "retransmission and no timeout, and the model, which needs those counts, is null. The "
+    "tails are measured.",
+    "quic_counted": "HTTP/3 (QUIC): counted by the client library, quic-go, as its own loss "
+    "recovery saw it (the capture cannot: QUIC is encrypted): its packets declared lost, its "
+    "probe timeouts, and the server's packet numbers missing on arrival, which include the "
+    "few the server skips on purpose. The model applies RFC 9002's probe timeouts.",
+    "quic_time": "HTTP/3 (QUIC): the capture cannot tell which datagram carries data sent "
+    "again, so no time is split out as recovery.",
     "older": "Not in these results: written before the loss counters, the recovery part "
     "and the loss model (results.json schema version 6), or before the intervals (5).",
     "not_counted": "The capture could not tell, for every iteration, whether a segment was "
@@ -86,16 +93,19 @@ class Notes:
     def marker(number: int) -> str:
         return SUPERSCRIPTS[number - 1] if number <= len(SUPERSCRIPTS) else f"({number})"
 
+    def mark(self, reason: str) -> str:
+        """The footnote marker of ``reason``."""
+        return self.marker(self.used.setdefault(reason, len(self.used) + 1))
+
     def dash(self, reason: str) -> str:
         """A dash marked with the footnote of ``reason``."""
-        number = self.used.setdefault(reason, len(self.used) + 1)
-        return DASH + self.marker(number)
+        return DASH + self.mark(reason)
 
     def lines(self) -> list[str]:
         """The footnotes used, in their order."""
         p95, p99 = min_samples(0.95), min_samples(0.99)
         return [
-            f"- {DASH}{self.marker(number)} {NOTES[key].format(p95=p95, p99=p99)}"
+            f"- {self.marker(number)} {NOTES[key].format(p95=p95, p99=p99)}"
             for key, number in self.used.items()
         ]
 
@@ -296,7 +306,8 @@ def _met(row: Row, notes: Notes) -> str:
     if total == 0:
         return notes.dash("no_samples")
     low, high = share_interval(int(recovered), total)
-    return f"{_pct(recovered / total)} [{_pct(low)}, {_pct(high)}]"
+    counted_by = notes.mark("quic_counted") if row.quic else ""
+    return f"{_pct(recovered / total)} [{_pct(low)}, {_pct(high)}]{counted_by}"
 
 
 def _p_meet(row: Row, notes: Notes) -> str:
@@ -310,7 +321,7 @@ def _recovery(row: Row, notes: Notes) -> str:
     if not row.published:
         return notes.dash("gate")
     if row.quic:
-        return notes.dash("quic")
+        return notes.dash("quic_time")
     split = row.entry.get("time_split")
     if not split:
         return notes.dash("no_capture" if row.samples else "no_samples")
@@ -332,11 +343,12 @@ def _timeouts(row: Row, notes: Notes) -> str:
     wire = row.entry.get("wire") or {}
     items = wire.get("per_iteration") or []
     counts = [item.get("timeouts") for item in items]
-    if not wire.get("available") or row.quic or any(count is None for count in counts):
+    if not wire.get("available") or any(count is None for count in counts):
         return notes.dash(_wire_gap(row))
     if not counts:
         return notes.dash("no_samples")
-    return f"{100 * sum(counts) / len(counts):.1f}"
+    counted_by = notes.mark("quic_counted") if row.quic else ""
+    return f"{100 * sum(counts) / len(counts):.1f}{counted_by}"
 
 
 def row_cells(row: Row, notes: Notes, tally: dict[str, dict[str, int]]) -> list[str]:
@@ -489,7 +501,8 @@ def impairment_markdown(runs: Sequence[Document], command: str, made_at: str) ->
         f"Made by `{command}` on {made_at}. Intervals are 95 %. A model value inside the "
         'measured interval "follows"; "above": the measured interval lies above the model '
         '(a longer tail than the model says); "below": under it. "Met a retransmission": '
-        "successful iterations in which the capture saw a segment sent again, either way. "
+        "successful iterations in which the capture saw a segment sent again, either way "
+        "(HTTP/3: in which the client counted a loss or a probe timeout). "
         "Recovery: the time split's recovery part, over every iteration and over those with "
         "some. Two figures whose intervals overlap are within noise of each other.",
     ]

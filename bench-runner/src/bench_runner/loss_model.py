@@ -1,9 +1,9 @@
 """What a lossy profile should cost a mode, from its counted packets (pure).
 
 Beside each figure measured under loss, the model says how often an iteration should meet a
-loss and what that should cost, so the report can tell where the measured tail follows TCP's
-retransmission rules and where it does not (the rules are Linux's; docs/bad-links.md cites
-them):
+loss and what that should cost, so the report can tell where the measured tail follows the
+transport's retransmission rules and where it does not (TCP's are Linux's, QUIC's RFC 9002's
+as quic-go applies them; docs/bad-links.md cites them):
 
 - An iteration's **packets at risk** are its data segments each way (data, SYN, FIN): a lost
   pure ACK is covered by the next one and costs nothing. With loss ``p`` in each direction,
@@ -13,6 +13,13 @@ them):
   ACKs), a timeout: the RTT plus the 200 ms minimum (or a tail-loss probe with one segment
   out, which waits as long); any other segment, fast recovery: about one RTT. A flight is
   what one side sends before it waits: two per round trip counted on the wire.
+- QUIC (its client's counts: ack-eliciting packets each way): a lost packet of the first
+  flights (client Initial, server's first flight) waits quic-go's first probe timeout, twice
+  its 100 ms initial RTT; the last of a later flight, a probe timeout: the smoothed
+  RTT, four times its variation and the peer's 25 ms maximum ACK delay (the variation is
+  half the RTT after a new connection's one sample, about nothing on a long-kept one), three
+  RTTs and 25 ms on a new connection, one RTT and 26 ms on a kept one; any other packet,
+  about one RTT (detected by later packets acknowledged).
 - The expected extra time is ``p`` times the sum of those costs; ``one_loss_ms`` their mean,
   what an iteration that meets exactly one loss loses.
 - The number of losses an iteration meets is binomial over its ``n`` segments. The model's
@@ -22,11 +29,13 @@ them):
   SSH connections, 171 data segments, meet 3.4 losses on average at 2 %).
 
 The measured side is the share of iterations in which the capture saw a segment sent again
-(``wire.recovered_iterations``). It can fall short of ``P(meet)``: a loss the device's timer
-repairs before the runner's fires is not seen (wire/recovery.py).
+(``wire.recovered_iterations``; for QUIC, its client counted a loss or a probe timeout). It
+can fall short of ``P(meet)``: a loss the device's timer repairs before the runner's fires
+is not seen (wire/recovery.py), nor one repaired after the iteration returned.
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pydantic import BaseModel
 
@@ -38,6 +47,38 @@ SYN_TIMEOUT_MS = 1000.0
 """RFC 6298's initial retransmission timeout, which a lost SYN or SYN-ACK waits."""
 RTO_MIN_MS = 200.0
 """Linux's minimum retransmission timeout (TCP_RTO_MIN)."""
+QUIC_FIRST_PTO_MS = 200.0
+"""quic-go's probe timeout before its first RTT sample: twice its 100 ms initial RTT
+(internal/utils/rtt_stats.go; RFC 9002's rule, from 333 ms, would wait 1 s)."""
+QUIC_MAX_ACK_DELAY_MS = 25.0
+"""The peer's maximum ACK delay (quic-go's default; RFC 9000's too)."""
+QUIC_GRANULARITY_MS = 1.0
+"""RFC 9002's timer granularity: the least a probe timeout adds for RTT variation."""
+
+
+@dataclass(frozen=True)
+class LossCosts:
+    """What one lost packet costs, by where it falls in an iteration."""
+
+    handshake_ms: float
+    """A packet of a connection's first flights (SYN, SYN-ACK; QUIC's Initial flights)."""
+    tail_ms: float
+    """The last packet of a later flight: a timer repairs it."""
+    inner_ms: float
+    """Any other packet: the packets after it tell it lost."""
+
+
+def tcp_costs(rtt_ms: float) -> LossCosts:
+    return LossCosts(SYN_TIMEOUT_MS, rtt_ms + RTO_MIN_MS, rtt_ms)
+
+
+def quic_costs(rtt_ms: float, *, new_connections: bool) -> LossCosts:
+    """RFC 9002's probe timeout (6.2.1) with the RTT variation a connection has: half the
+    RTT after a new connection's single sample, nearly none once many samples agree."""
+    variation = 4.0 * rtt_ms / 2.0 if new_connections else QUIC_GRANULARITY_MS
+    return LossCosts(QUIC_FIRST_PTO_MS, rtt_ms + variation + QUIC_MAX_ACK_DELAY_MS, rtt_ms)
+
+
 QUANTILES = (0.95, 0.99)
 
 
@@ -81,10 +122,12 @@ def estimate(
     loss_pct: float,
     rtt_ms: float,
     samples: Sequence[tuple[float, WireIteration]],
+    *,
+    quic: bool = False,
 ) -> LossModel | None:
     """The model for a mode's successful iterations (wall time, wire counts) under
-    ``loss_pct`` each way at ``rtt_ms``; None without loss, or without the counts it needs
-    (no capture, or QUIC's, which cannot see its packets' fate)."""
+    ``loss_pct`` each way at ``rtt_ms``, by TCP's rules or ``quic``'s; None without loss,
+    or without the counts it needs (no capture, or a QUIC client that counts nothing)."""
     counted = [
         (wall_ms, wire)
         for wall_ms, wire in samples
@@ -98,10 +141,11 @@ def estimate(
     )
     connects = percentile([float(w.connects) for _, w in counted], 0.5)
     round_trips = percentile([float(w.round_trips) for _, w in counted], 0.5)
+    costs = quic_costs(rtt_ms, new_connections=connects > 0) if quic else tcp_costs(rtt_ms)
     handshake = min(2.0 * connects, data)
     tails = min(2.0 * round_trips, data - handshake)
     inner = data - handshake - tails
-    cost_ms = handshake * SYN_TIMEOUT_MS + tails * (rtt_ms + RTO_MIN_MS) + inner * rtt_ms
+    cost_ms = handshake * costs.handshake_ms + tails * costs.tail_ms + inner * costs.inner_ms
     one_loss_ms = cost_ms / data if data else 0.0
     p_meet = 1.0 - (1.0 - p) ** data
     clean = [wall_ms for wall_ms, wire in counted if wire.recovered is False]

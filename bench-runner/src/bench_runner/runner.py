@@ -14,7 +14,14 @@ from datetime import UTC, datetime
 from bench_runner import loss_model
 from bench_runner.alpn import AlpnReportingSession
 from bench_runner.modes import Mode, Session, Target
-from bench_runner.modes.base import SelfTimedSession, StreamRate, StreamRateSession, Transport
+from bench_runner.modes.base import (
+    ClientRecovery,
+    RecoveryReportingSession,
+    SelfTimedSession,
+    StreamRate,
+    StreamRateSession,
+    Transport,
+)
 from bench_runner.phases import PhasedSession, summarize_phases
 from bench_runner.precision import StoppingRule, StopReason
 from bench_runner.profile_guard import ProfileGuard
@@ -29,7 +36,12 @@ from bench_runner.wire.bpf import Protocol
 from bench_runner.wire.capture import Segment, WireCapture, open_capture
 from bench_runner.wire.handshake_model import Handshakes, summarize_handshakes, unavailable
 from bench_runner.wire.handshakes import decode
-from bench_runner.wire.model import WireCounts, recovered_iterations, summarize_wire
+from bench_runner.wire.model import (
+    WireCounts,
+    WireIteration,
+    recovered_iterations,
+    summarize_wire,
+)
 from bench_runner.wire.quic_handshakes import decode_quic
 from bench_runner.wire.timeline import Span, summarize_splits
 
@@ -220,6 +232,7 @@ async def measure(
         )
     )
     wire_segments: list[int] = []  # per record: its segment of the capture
+    reported: list[ClientRecovery | None] = []  # per record: what its client counted
     alpn: Counter[str | None] | None = None  # the library's, if it reports them
     handshakes = unavailable(wire_reason)
     rate_session: StreamRateSession | None = None
@@ -257,6 +270,11 @@ async def measure(
                     )
                     if capture is not None:
                         wire_segments.append(capture.mark(timing.span()))
+                        reported.append(
+                            session.take_recovery()
+                            if isinstance(session, RecoveryReportingSession)
+                            else None
+                        )
                     records.append(
                         IterationRecord(
                             iteration,
@@ -293,8 +311,10 @@ async def measure(
             segments = await asyncio.to_thread(capture.finish)
             if segments is not None:
                 records = [
-                    with_wire(record, segments[index])
-                    for record, index in zip(records, wire_segments, strict=True)
+                    with_wire(record, segments[index], recovery)
+                    for record, index, recovery in zip(
+                        records, wire_segments, reported, strict=True
+                    )
                 ]
             handshakes = await asyncio.to_thread(read_handshakes, capture, alpn, mode.client)
             await asyncio.to_thread(capture.close)
@@ -385,6 +405,7 @@ def assemble(
             plan.configured_loss_pct,
             gate.verified_rtt_ms,
             [(record.wall_ms, record.wire) for record in succeeded if record.wire is not None],
+            quic=mode.transport is Transport.H3,
         )
         if gate.verified_rtt_ms is not None
         else None,
@@ -491,9 +512,34 @@ def wire_hosts(mode: Mode, target: Target) -> tuple[str, ...]:
         return (target.host,)
 
 
-def with_wire(record: IterationRecord, segment: Segment) -> IterationRecord:
-    """The record with its captured counts and its time split."""
-    return replace(record, wire=segment.counts(), time_split=segment.split())
+def with_wire(
+    record: IterationRecord, segment: Segment, recovery: ClientRecovery | None
+) -> IterationRecord:
+    """The record with its captured counts (and the loss recovery its client counted, the
+    capture's for QUIC) and its time split."""
+    counts = segment.counts()
+    if recovery is not None:
+        counts = with_client_recovery(counts, recovery)
+    return replace(record, wire=counts, time_split=segment.split())
+
+
+def with_client_recovery(counts: WireIteration, recovery: ClientRecovery) -> WireIteration:
+    """The capture's counts with the recovery counters a QUIC client reported: its
+    ack-eliciting packets as data segments, the packets it declared lost as its
+    retransmissions, the server's missing packet numbers not filled late as the server's,
+    its probe timeouts as timeouts, its Initial packets lost as handshake retries."""
+    return counts.model_copy(
+        update={
+            "data_segments_out": recovery.sent_ack_eliciting,
+            "data_segments_in": recovery.received_ack_eliciting,
+            "retransmits_out": recovery.lost,
+            "retransmits_in": max(recovery.missing_in - recovery.late_in, 0),
+            "timeouts": recovery.probe_timeouts,
+            "syn_retries": recovery.initial_lost,
+            "spurious": recovery.spurious,
+            "reordered_in": recovery.late_in,
+        }
+    )
 
 
 def wire_counts(

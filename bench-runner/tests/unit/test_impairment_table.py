@@ -51,11 +51,14 @@ def _entry(
     timeouts: int = 0,
     model: dict[str, float] | None = None,
     transport: str | None = None,
+    client_counts: bool = False,
 ) -> dict[str, Any]:
     """A mode as results.json has it, with issue 28's fields: the last ``recovered``
-    iterations met a retransmission (``timeouts`` of them by a timer)."""
+    iterations met a retransmission (``timeouts`` of them by a timer). QUIC's counters are
+    null unless ``client_counts`` (its client counted them)."""
     count = len(samples)
     quic = (transport or mode.split("/")[0]) == "h3"
+    blind = quic and not client_counts
     per_iteration = []
     splits = []
     for index in range(count):
@@ -64,7 +67,7 @@ def _entry(
         counters |= {"data_segments_out": 7, "data_segments_in": 7}
         counters["retransmits_out"] = int(met)
         counters["timeouts"] = int(index >= count - timeouts)
-        if quic:
+        if blind:
             counters = dict.fromkeys(COUNTERS)
         per_iteration.append({"connects": 1, "round_trips": 5, **counters})
         splits.append({"network_ms": 150.0, "recovery_ms": 231.4 if met and not quic else 0.0})
@@ -87,7 +90,7 @@ def _entry(
         "wire": {
             "available": True,
             "per_iteration": per_iteration,
-            "recovered_iterations": None if quic else recovered,
+            "recovered_iterations": None if blind else recovered,
         },
         "time_split": {
             "rtt_ms": 30.4,
@@ -125,10 +128,8 @@ def _rows(page: str, mode: str) -> list[list[str]]:
 
 def _marker(page: str, words: str) -> str:
     """The dash and footnote number of the footnote that says ``words``."""
-    line = next(
-        line for line in page.splitlines() if line.startswith(f"- {DASH}") and words in line
-    )
-    return line.split(" ")[1]
+    line = next(line for line in page.splitlines() if line.startswith("- ") and words in line)
+    return DASH + line.split(" ")[1]
 
 
 def test_a_row_per_mode_and_profile_least_loss_first_with_the_context() -> None:
@@ -275,8 +276,36 @@ def test_quic_rows_have_tails_and_dashes_where_the_capture_is_blind() -> None:
     quic = _marker(page, "HTTP/3 (QUIC)")
     assert row[7].startswith("156.")  # the tails are measured
     assert row[9] == row[10] == row[13] == quic  # no model
-    assert row[14] == row[15] == row[16] == row[17] == quic  # no counts
+    assert row[14] == row[15] == row[17] == quic  # no counts
+    assert row[16] == _marker(page, "no time is split out")
     assert "quic-go v0.65.0" in page
+
+
+def test_quic_rows_show_what_their_client_counted_with_its_note() -> None:
+    run = _run(
+        "impairment-t-regional-loss-1",
+        "regional-loss-1",
+        30,
+        1.0,
+        [
+            _entry(
+                "h3/fresh-conn",
+                _samples(200, 80.0, slow=30),
+                recovered=30,
+                timeouts=10,
+                model=_model(400.0, 420.0, p_meet=0.14),
+                client_counts=True,
+            )
+        ],
+    )
+    page = impairment_markdown([run], COMMAND, MADE_AT)
+    (row,) = _rows(page, "h3/fresh-conn")
+    counted = _marker(page, "counted by the client library, quic-go")[len(DASH) :]
+    assert row[14].startswith("15.0 % [")
+    assert row[14].endswith(counted)
+    assert row[15] == "14.0 %"
+    assert row[17] == "5.0" + counted
+    assert row[16] == _marker(page, "no time is split out")
 
 
 def test_results_from_before_the_loss_fields_render_with_dashes() -> None:

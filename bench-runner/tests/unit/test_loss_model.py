@@ -3,6 +3,7 @@
 import pytest
 
 from bench_runner.loss_model import (
+    QUIC_MAX_ACK_DELAY_MS,
     RTO_MIN_MS,
     SUMMARY_COLUMNS,
     SYN_TIMEOUT_MS,
@@ -58,6 +59,20 @@ def test_probability_and_costs_follow_the_data_segments() -> None:
     assert (model.losses_p95, model.losses_p99) == (1, 2)
     assert model.p95_ms == pytest.approx(149.0 + cost / 16)
     assert model.p99_ms == pytest.approx(149.0 + 2 * cost / 16)
+
+
+def test_quic_costs_are_probe_timeouts() -> None:
+    """The same 16 packets over QUIC on a new connection: the first flights wait quic-go's
+    first probe timeout (2 x 100 ms), a flight's last packet a probe timeout with half the
+    RTT as its variation (RTT + 2 RTT + 25 ms), the others one RTT."""
+    model = estimate(1.0, 30.0, [(100.0, _wire())], quic=True)
+    assert model is not None
+    cost = 2 * 200.0 + 8 * (3 * 30.0 + QUIC_MAX_ACK_DELAY_MS) + 6 * 30.0
+    assert model.expected_extra_ms == pytest.approx(0.01 * cost)
+    kept = _wire().model_copy(update={"connects": 0})
+    model = estimate(1.0, 30.0, [(100.0, kept)], quic=True)
+    assert model is not None
+    assert model.one_loss_ms == pytest.approx((8 * (30.0 + 1.0 + 25.0) + 8 * 30.0) / 16)
 
 
 def test_a_rare_loss_leaves_the_p95_clean() -> None:

@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 
 from bench_runner.modes import Mode
-from bench_runner.modes.base import Target
+from bench_runner.modes.base import ClientRecovery, Target
 from bench_runner.modes.clients.goclient_process import (
     GoClientError,
     IterationReport,
     Negotiated,
+    iteration_report,
     program_version,
 )
 from bench_runner.modes.clients.quicgo_h3 import (
@@ -75,6 +76,14 @@ def _connection(**fields: Any) -> Negotiated:
     return Negotiated(**{**base, **fields})
 
 
+def test_an_incomplete_recovery_report_is_an_error() -> None:
+    line = {"event": "iteration", "index": 1, "start_ns": 1, "end_ns": 2, "wall_ns": 1,
+            "ok": True, "recovery": {"lost": 1}}  # fmt: skip
+    with pytest.raises(GoClientError, match="incomplete iteration report"):
+        iteration_report(line, "quic-go")
+    assert iteration_report({**line, "recovery": None}, "quic-go").recovery is None
+
+
 def test_handshakes_are_named_as_the_wire_decoder_names_them() -> None:
     log = QuicHandshakes()
     log.note(_connection())
@@ -112,7 +121,10 @@ for line in sys.stdin:
                       "outputs": [f"output of {c}" for c in step["commands"]],
                       "statuses": statuses,
                       "connections": [connection(True) for _ in step["commands"]],
-                      "phases_ms": {"send_request": 0.25, "receive_headers": 0.5}}), flush=True)
+                      "phases_ms": {"send_request": 0.25, "receive_headers": 0.5},
+                      "recovery": {"sent_ack_eliciting": 4 * index, "received_ack_eliciting": 5,
+                                   "lost": index - 1, "initial_lost": 0, "probe_timeouts": 1,
+                                   "spurious": 0, "missing_in": 2, "late_in": 1}}), flush=True)
 print(json.dumps({"event": "done", "ok": True}), flush=True)
 """
 
@@ -126,8 +138,11 @@ def test_session_runs_the_rows_mode_on_the_udp_port(fake_goclient_h3: Path) -> N
     async def scenario() -> list[tuple[Any, str | None]]:
         results = []
         async with quic_go("h3/0rtt").session(TARGET) as session:
-            for _ in range(2):
+            for index in (1, 2):
                 results.append(await run_iteration(session, ["show version", "show clock"], 5.0))
+                recovery = session.take_recovery()  # type: ignore[attr-defined]
+                assert recovery == ClientRecovery(4 * index, 5, index - 1, 0, 1, 0, 2, 1)
+                assert session.take_recovery() is None  # type: ignore[attr-defined]
             phases = session.phases.take()  # type: ignore[attr-defined]
             assert phases == {"send_request": pytest.approx(0.5), "receive_headers": 1.0}
             # The ticket's connection and the four the iterations opened (the failed one's too).

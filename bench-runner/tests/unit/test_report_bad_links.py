@@ -154,6 +154,17 @@ def test_quic_shows_dashes_not_zeros(tmp_path: Path) -> None:
     assert cells[5:9] == ["—"] * 4
 
 
+def test_quic_counted_by_its_client_shows_the_counts_but_no_recovery_time(
+    tmp_path: Path,
+) -> None:
+    """quic-go's own counts fill the counters and the model; the capture still cannot place
+    QUIC's recovery in time."""
+    lossy_run(tmp_path, "quic", 1.0, [lossy("h3/keep-alive", "quic-go", 10)])
+    row = loss_row(find_run(tmp_path, "quic").modes[0])
+    assert (row.recovered, row.timeouts_per_100) == (10, 1.25)
+    assert (row.recovery_p50_ms, row.recovered_recovery_p50_ms) == (None, None)
+
+
 def test_no_section_for_runs_without_loss(tmp_path: Path) -> None:
     """Results written before the loss counters: the section is absent, nothing breaks."""
     modes = [

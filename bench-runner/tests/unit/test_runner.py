@@ -8,7 +8,7 @@ import pytest
 
 from bench_runner import runner as runner_module
 from bench_runner.modes import MODES_BY_NAME, Mode, Session, Target
-from bench_runner.modes.base import ReportedSpan, Transport
+from bench_runner.modes.base import ClientRecovery, ReportedSpan, Transport
 from bench_runner.modes.row import Plugin
 from bench_runner.precision import StoppingRule
 from bench_runner.protocols import quic
@@ -23,9 +23,11 @@ from bench_runner.runner import (
     run_mode,
     wire_counts,
     wire_protocol,
+    with_client_recovery,
 )
 from bench_runner.validation import IterationError
 from bench_runner.wire.handshake_model import unavailable
+from bench_runner.wire.model import WireIteration
 
 COMMANDS = ("show version", "show clock")
 
@@ -255,3 +257,25 @@ def test_a_self_timed_clients_span_is_cut_at_its_wall_time() -> None:
     assert error is None
     assert (timing.wall_ns, timing.started_ns, timing.ended_ns) == (1_200_000, 5_000, 1_305_000)
     assert timing.span().cut_end_ns() == 1_205_000
+
+
+def test_a_quic_clients_recovery_counts_replace_the_captures_nulls() -> None:
+    """The capture counts QUIC's datagrams but not their fate; the client's counts fill the
+    loss counters: missing server packets not filled late are the server's losses."""
+    captured = WireIteration(
+        round_trips=2, connects=1, packets_out=6, packets_in=7, segments_out=6,
+        segments_in=7, bytes_out=2000, bytes_in=5000, ip_bytes_out=2168, ip_bytes_in=5196,
+    )  # fmt: skip
+    assert captured.recovered is None
+    counted = with_client_recovery(captured, ClientRecovery(5, 6, 1, 1, 2, 0, 3, 1))
+    assert counted.packets_out == 6
+    assert counted.bytes_in == 5000
+    assert (counted.data_segments_out, counted.data_segments_in) == (5, 6)
+    assert (counted.retransmits_out, counted.retransmits_in, counted.reordered_in) == (1, 2, 1)
+    assert (counted.timeouts, counted.syn_retries, counted.spurious) == (2, 1, 0)
+    assert counted.recovered is True
+    # A probe timeout alone (the loss it repairs declared after the iteration) is recovery.
+    probe_only = with_client_recovery(captured, ClientRecovery(5, 6, 0, 0, 1, 0, 0, 0))
+    assert probe_only.recovered is True
+    clean = with_client_recovery(captured, ClientRecovery(5, 6, 0, 0, 0, 0, 1, 1))
+    assert clean.recovered is False

@@ -40,6 +40,13 @@ type Opened interface {
 	Opened() []report.Connection
 }
 
+// Recovering is an Iterator whose client counts its own loss recovery (a QUIC library): the
+// counts since the previous call, taken before an iteration (discarded: what happened between
+// two iterations belongs to neither) and after it (reported).
+type Recovering interface {
+	TakeRecovery() report.Recovery
+}
+
 // Step is one line the runner writes in a paced job: run one iteration of commands.
 type Step struct {
 	Warmup   bool     `json:"warmup"`
@@ -91,6 +98,10 @@ func ParseStep(line []byte) (Step, error) {
 }
 
 func once(it Iterator, index int, step Step, now Clock) report.Line {
+	recovering, counts := it.(Recovering)
+	if counts {
+		recovering.TakeRecovery()
+	}
 	begin := now()
 	start := now()
 	result := it.Iterate(step.Commands)
@@ -108,6 +119,10 @@ func once(it Iterator, index int, step Step, now Clock) report.Line {
 		Connections: result.Connections,
 	}
 	report.Span{Begin: begin, Start: start, End: end, Finish: finish}.Apply(&line)
+	if counts {
+		recovery := recovering.TakeRecovery()
+		line.Recovery = &recovery
+	}
 	if result.Err != nil {
 		line.Error = result.Err.Error()
 	}

@@ -106,3 +106,46 @@ func TestFreeRunsWarmupThenIterations(t *testing.T) {
 		t.Fatalf("commands %v", f.got)
 	}
 }
+
+// recovering counts two lost packets during each iteration and one between iterations
+// (after the counts taken at an iteration's end, before those taken at the next one's start).
+type recovering struct {
+	fake
+	pending report.Recovery
+	takes   int
+}
+
+func (r *recovering) Iterate(commands []string) Result {
+	r.pending.Lost += 2
+	return r.fake.Iterate(commands)
+}
+
+func (r *recovering) TakeRecovery() report.Recovery {
+	taken := r.pending
+	r.takes++
+	r.pending = report.Recovery{}
+	if r.takes%2 == 0 {
+		r.pending.Lost = 1
+	}
+	return taken
+}
+
+func TestRecoveryIsTheIterationsOwn(t *testing.T) {
+	var out bytes.Buffer
+	j := job.Job{Iterations: 2, Commands: []string{"show version"}}
+	if err := Run(&recovering{}, j, strings.NewReader(""), report.NewWriter(&out), ticking()); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range lines(t, &out) {
+		if line.Recovery == nil || line.Recovery.Lost != 2 {
+			t.Fatalf("iteration %d reported recovery %+v", line.Index, line.Recovery)
+		}
+	}
+	out.Reset()
+	if err := Run(&fake{}, j, strings.NewReader(""), report.NewWriter(&out), ticking()); err != nil {
+		t.Fatal(err)
+	}
+	if line := lines(t, &out)[0]; line.Recovery != nil {
+		t.Fatalf("a client that counts none reported %+v", line.Recovery)
+	}
+}

@@ -42,6 +42,25 @@ type Connection struct {
 	Used0RTT    bool   `json:"used_0rtt"`
 }
 
+// Recovery is what a QUIC client's loss recovery did during one iteration, as the library
+// records it: QUIC's packet numbers and acknowledgments travel encrypted, so a capture cannot
+// count them. Counted from the client's side: the ack-eliciting packets it sent and received
+// (those whose loss must be repaired), its own packets it declared lost (their frames go out
+// again in new packets), of those its Initial ones (its first flight sent again), its probe
+// timeouts and the losses it later found spurious; and, for the server's packets, the numbers
+// missing from the sequence it received (each a lost packet or a number the server skipped on
+// purpose) and the packets that arrived after a higher-numbered one.
+type Recovery struct {
+	SentAckEliciting     int `json:"sent_ack_eliciting"`
+	ReceivedAckEliciting int `json:"received_ack_eliciting"`
+	Lost                 int `json:"lost"`
+	InitialLost          int `json:"initial_lost"`
+	ProbeTimeouts        int `json:"probe_timeouts"`
+	Spurious             int `json:"spurious"`
+	MissingIn            int `json:"missing_in"`
+	LateIn               int `json:"late_in"`
+}
+
 // Line is one report. Fields not meaningful for an event are left out.
 type Line struct {
 	Event   string `json:"event"`
@@ -63,6 +82,8 @@ type Line struct {
 	Phases   map[string]float64 `json:"phases_ms,omitempty"`
 	// Connections opened since the previous line (ready: those opened before it).
 	Connections []Connection `json:"connections,omitempty"`
+	// Recovery: a QUIC client's, for the iteration (null for other clients).
+	Recovery *Recovery `json:"recovery,omitempty"`
 }
 
 // Span is an iteration's boundaries, read in this order: Begin, Start, the iteration, End,

@@ -4,7 +4,8 @@ a loss, what recovery cost, and whether the measured p95 and p99 follow the mode
 
 A run is under loss when its profile loses packets or a mode carries a loss model. Results
 written before the loss counters (schema version 6) have neither: no section, and a figure a
-mode lacks (QUIC's counters, which the capture cannot see) is a dash, never a zero. The words
+mode lacks (QUIC's recovery time, which the capture cannot place; its counters, from a client
+that counts none) is a dash, never a zero. The words
 and the share's interval are the impairment table's (impairment_table.py), so the two agree.
 """
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 from bench_runner.html_report.intervals import Shown, interval_of
 from bench_runner.html_report.runs import Document, Run, is_stream
-from bench_runner.impairment_table import share_interval, verdict
+from bench_runner.impairment_table import QUIC_TRANSPORT, share_interval, verdict
 from bench_runner.stats import percentile
 
 QUANTILES = ("p95", "p99")
@@ -60,7 +61,10 @@ def _met(wire: Document) -> tuple[int | None, int, float | None, Shown]:
 
 def _recovery(mode: Document) -> tuple[float | None, float | None]:
     """The recovery part's p50 over every iteration, and over those that had some; None
-    where the capture could not tell a retransmission (QUIC's recovery is not 0, unseen)."""
+    where the capture could not tell a retransmission, and for QUIC, whose datagrams sent
+    again it cannot tell (its recovery is not 0: unseen)."""
+    if mode.get("transport") == QUIC_TRANSPORT:
+        return None, None
     if (mode.get("wire") or {}).get("recovered_iterations") is None:
         return None, None
     split = mode.get("time_split") or {}

@@ -72,6 +72,35 @@ class ReportedSpan:
     wall_ms: float
 
 
+@dataclass(frozen=True)
+class ClientRecovery:
+    """One iteration's loss recovery as a QUIC client library counted it (the capture cannot:
+    QUIC's packet numbers and acknowledgments are encrypted). The client's ack-eliciting
+    packets sent and received (those whose loss must be repaired); its own packets it
+    declared lost, of them its Initial ones (its first flight sent again); its probe
+    timeouts; the losses it later found spurious; the server's packet numbers missing on
+    arrival (a lost packet, or a number the server skipped on purpose), and the server's
+    packets that arrived after a higher-numbered one (they had been counted missing)."""
+
+    sent_ack_eliciting: int
+    received_ack_eliciting: int
+    lost: int
+    initial_lost: int
+    probe_timeouts: int
+    spurious: int
+    missing_in: int
+    late_in: int
+
+
+@runtime_checkable
+class RecoveryReportingSession(Protocol):
+    """A session whose client counts its own loss recovery (a QUIC library)."""
+
+    def take_recovery(self) -> ClientRecovery | None:
+        """The last iteration's counts, once; None when the client reported none."""
+        ...
+
+
 @runtime_checkable
 class SelfTimedSession(Protocol):
     """A session whose client times each iteration itself; the runner records that span

@@ -33,20 +33,29 @@ class WireIteration(BaseModel):
     ip_bytes_in: int | None
     data_segments_out: int | None = None
     """Wire segments carrying sequence space (data, SYN, FIN): the ones whose loss TCP must
-    repair. This and the counters below (``recovery``) are null for QUIC, whose packet
-    numbers are encrypted, and in results older than them."""
+    repair. This and the counters below (``recovery``) are null in results older than
+    them, and for QUIC unless its client counts them: QUIC's packet numbers are encrypted,
+    so a QUIC client library's own counts stand in (quic-go's; for QUIC each is noted
+    below)."""
     data_segments_in: int | None = None
+    """QUIC: ack-eliciting packets, each way."""
     retransmits_out: int | None = None
-    """Segments the runner sent again (SYN retries included)."""
+    """Segments the runner sent again (SYN retries included). QUIC: the client's packets it
+    declared lost (their frames go out again in new packets)."""
     retransmits_in: int | None = None
     """Device segments that came again, or late to fill a hole (SYN-ACKs again included);
-    reordered originals are not."""
+    reordered originals are not. QUIC: the server's packet numbers missing on arrival and
+    not filled late: a lost packet, or a number the server skipped on purpose (quic-go
+    skips one among its first 3 to 514 packets, then ever more rarely)."""
     timeouts: int | None = None
-    """Retransmissions, either way, that waited at least the 200 ms minimum timeout."""
+    """Retransmissions, either way, that waited at least the 200 ms minimum timeout. QUIC:
+    the client's probe timeouts."""
     syn_retries: int | None = None
-    """SYNs and SYN-ACKs sent again (counted in ``retransmits_*`` too)."""
+    """SYNs and SYN-ACKs sent again (counted in ``retransmits_*`` too). QUIC: the client's
+    Initial packets declared lost."""
     spurious: int | None = None
-    """D-SACKs seen either way: retransmissions of what the receiver already had."""
+    """D-SACKs seen either way: retransmissions of what the receiver already had. QUIC: the
+    client's losses found spurious."""
     reordered_in: int | None = None
     """Device segments that arrived after later ones, not sent again."""
 
@@ -60,10 +69,12 @@ class WireIteration(BaseModel):
 
     @property
     def recovered(self) -> bool | None:
-        """Whether a segment was sent again in the iteration (None: not seen by the capture)."""
+        """Whether a segment was sent again in the iteration, or a timer fired to repair a
+        loss (a QUIC probe timeout may precede the loss it repairs being declared); None:
+        not counted."""
         if self.retransmits_out is None or self.retransmits_in is None:
             return None
-        return self.retransmits_out + self.retransmits_in > 0
+        return self.retransmits_out + self.retransmits_in + (self.timeouts or 0) > 0
 
 
 FIELDS: tuple[str, ...] = tuple(WireIteration.model_fields)

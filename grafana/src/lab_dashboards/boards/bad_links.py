@@ -49,8 +49,9 @@ PROFILE_BY_NAME = (
     "in percent of the packets, each way)."
 )
 QUIC_UNSEEN = (
-    "HTTP/3 shows none: QUIC encrypts its packet numbers, so the capture cannot see its "
-    "retransmissions (its tails are measured all the same)."
+    "HTTP/3: QUIC encrypts its packet numbers, so the capture cannot see its retransmissions; "
+    "quic-go counts its own (packets declared lost, probe timeouts, the server's packet "
+    "numbers missing on arrival: docs/bad-links.md), other HTTP/3 clients none."
 )
 VERDICT_TEXTS = (
     "follows",
@@ -170,8 +171,8 @@ def build() -> dict[str, Any]:
                 "the model's expected extra time (the table below), its 95th percentile and "
                 "its maximum. Most iterations meet no loss at these rates, so the p50 (the "
                 "table) is mostly 0 and the mean is the figure to read. HTTP/3 shows 0: the "
-                "capture cannot see QUIC's retransmissions, whose time stays in the other "
-                "parts.",
+                "capture cannot tell which QUIC datagram carries data sent again, so that "
+                "time stays in the other parts.",
                 (
                     _mean(time_field(RECOVERY), "mean"),
                     Column(f"percentile({quoted(time_field(RECOVERY))}, 95)", "p95"),

@@ -30,10 +30,12 @@ type client struct {
 	timeout       time.Duration
 	quic          *quic.Config
 	http          *http3.Transport
+	recovery      *recoveryCounter
 }
 
 func newClient(j job.Job, creds job.Credentials) *client {
 	credentials := base64.StdEncoding.EncodeToString([]byte(creds.Username + ":" + creds.Password))
+	recovery := &recoveryCounter{}
 	return &client{
 		host:          j.Host,
 		addr:          net.JoinHostPort(j.Host, strconv.Itoa(j.Port)),
@@ -41,8 +43,14 @@ func newClient(j job.Job, creds job.Credentials) *client {
 		timeout:       j.Timeout(),
 		// The server may open no bidirectional stream on an HTTP/3 client's connection
 		// (as http3.Transport's own configuration says).
-		quic: &quic.Config{MaxIncomingStreams: -1, KeepAlivePeriod: keepAlivePeriod},
-		http: &http3.Transport{},
+		// The tracer counts each connection's loss recovery from its qlog events.
+		quic: &quic.Config{
+			MaxIncomingStreams: -1,
+			KeepAlivePeriod:    keepAlivePeriod,
+			Tracer:             recovery.tracer,
+		},
+		http:     &http3.Transport{},
+		recovery: recovery,
 	}
 }
 

@@ -196,14 +196,39 @@ func (d *device) rotateTickets(t *testing.T) {
 // arrives after the handshake.
 type heldFlights struct {
 	net.PacketConn
-	enabled atomic.Bool
-	mu      sync.Mutex
+	// dropOut and dropIn lose that many of the next datagrams the size of a request or a
+	// response (lossy) sent to the client or arriving from it.
+	dropOut, dropIn atomic.Int64
+	enabled         atomic.Bool
+	mu              sync.Mutex
 	// Per client address: nil once released, else its datagrams not yet sent.
 	held     map[string][][]byte
 	released map[string]bool
 }
 
+// lossy tells whether a datagram of n bytes carries a request or a response: larger than
+// an ACK alone (a short header and an ACK frame), smaller than the padded datagrams of the
+// handshake and of path MTU probes (1,200 bytes and more; a lost probe is no loss to repair).
+func lossy(n int) bool { return n > 60 && n < 1200 }
+
+// lose tells whether to drop a datagram of n bytes, taking one from budget if so.
+func lose(budget *atomic.Int64, n int) bool {
+	return lossy(n) && budget.Add(-1) >= 0
+}
+
+func (h *heldFlights) ReadFrom(p []byte) (int, net.Addr, error) {
+	for {
+		n, addr, err := h.PacketConn.ReadFrom(p)
+		if err != nil || !lose(&h.dropIn, n) {
+			return n, addr, err
+		}
+	}
+}
+
 func (h *heldFlights) WriteTo(p []byte, addr net.Addr) (int, error) {
+	if lose(&h.dropOut, len(p)) {
+		return len(p), nil
+	}
 	key := addr.String()
 	h.mu.Lock()
 	defer h.mu.Unlock()

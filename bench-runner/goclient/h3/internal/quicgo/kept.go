@@ -96,5 +96,8 @@ func (k *Kept) concurrent(commands []string) loop.Result {
 	return result
 }
 
+// TakeRecovery is the kept connection's loss recovery since the previous call.
+func (k *Kept) TakeRecovery() report.Recovery { return k.c.recovery.TakeRecovery() }
+
 // Close closes the kept connection.
 func (k *Kept) Close() error { return k.cn.close() }

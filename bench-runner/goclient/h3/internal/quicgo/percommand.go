@@ -71,6 +71,9 @@ func (p *PerCommand) fetchTicket() error {
 	return err
 }
 
+// TakeRecovery is the loss recovery of the connections since the previous call.
+func (p *PerCommand) TakeRecovery() report.Recovery { return p.c.recovery.TakeRecovery() }
+
 // Opened is the connection that fetched the first ticket, if any.
 func (p *PerCommand) Opened() []report.Connection { return p.opened }
 

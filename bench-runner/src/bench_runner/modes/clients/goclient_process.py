@@ -24,11 +24,11 @@ import os
 import subprocess
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import Any
 
-from bench_runner.modes.base import ReportedSpan, Target
+from bench_runner.modes.base import ClientRecovery, ReportedSpan, Target
 from bench_runner.phases import PhaseTimer
 from bench_runner.validation import IterationError
 
@@ -94,6 +94,8 @@ class IterationReport:
     phases_ms: dict[str, float] = field(default_factory=dict)
     connections: list[Negotiated] = field(default_factory=list)
     """The connections the iteration opened."""
+    recovery: ClientRecovery | None = None
+    """What the client's loss recovery did (a QUIC client's), else None."""
 
 
 class GoClientError(IterationError):
@@ -126,6 +128,16 @@ def negotiated(items: list[dict[str, Any]] | None) -> list[Negotiated]:
     ]
 
 
+RECOVERY_COUNTS = tuple(count.name for count in fields(ClientRecovery))
+
+
+def client_recovery(item: dict[str, Any] | None) -> ClientRecovery | None:
+    """The ``recovery`` of a line (KeyError, TypeError or ValueError when incomplete)."""
+    if item is None:
+        return None
+    return ClientRecovery(**{name: int(item[name]) for name in RECOVERY_COUNTS})
+
+
 def iteration_report(message: dict[str, Any], client: str) -> IterationReport:
     """An ``iteration`` line as a report; GoClientError for an ``error`` line or a line
     missing what every iteration reports."""
@@ -150,6 +162,7 @@ def iteration_report(message: dict[str, Any], client: str) -> IterationReport:
             ],
             phases_ms={str(k): float(v) for k, v in (message.get("phases_ms") or {}).items()},
             connections=negotiated(message.get("connections")),
+            recovery=client_recovery(message.get("recovery")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise GoClientError(f"{client}: incomplete iteration report: {exc!r}") from exc

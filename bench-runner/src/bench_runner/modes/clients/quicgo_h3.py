@@ -9,7 +9,8 @@ iteration fails (425 Too Early named as such: the server refused the request in 
 data). TLS inside QUIC travels encrypted, so what each connection negotiated comes from
 quic-go: the ALPN protocol into ``alpn`` (as every HTTPS session reports it), the TLS
 version, cipher suite, group and resumption into ``handshakes`` by the handshake tags'
-names, and the connections whose early data the server accepted.
+names, and the connections whose early data the server accepted. quic-go also counts each
+iteration's loss recovery (``take_recovery``), which the capture cannot see in QUIC.
 """
 
 import os
@@ -20,7 +21,7 @@ from http import HTTPStatus
 
 from bench_runner.alpn import AlpnLog
 from bench_runner.influx_schema import Tag
-from bench_runner.modes.base import Session, Target
+from bench_runner.modes.base import ClientRecovery, Session, Target
 from bench_runner.modes.clients.device_api import HTTP_OK, REQUEST_TIMEOUT_S
 from bench_runner.modes.clients.goclient_process import (
     GoClientError,
@@ -104,7 +105,13 @@ class QuicGoSession(GoClientSession):
         super().__init__(process)
         self.alpn = AlpnLog()
         self.handshakes = QuicHandshakes()
+        self._recovery: ClientRecovery | None = None
         self._note(process.opened)
+
+    def take_recovery(self) -> ClientRecovery | None:
+        """The last iteration's loss recovery as quic-go counted it (once)."""
+        recovery, self._recovery = self._recovery, None
+        return recovery
 
     def _note(self, connections: list[Negotiated]) -> None:
         for connection in connections:
@@ -113,7 +120,9 @@ class QuicGoSession(GoClientSession):
             self.handshakes.note(connection)
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        self._recovery = None
         report = await self.step(commands)
+        self._recovery = report.recovery
         self._note(report.connections)
         return checked_outputs(report, commands)
 
