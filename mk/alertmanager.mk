@@ -28,7 +28,7 @@ lint-alertmanager: .env runner-test-image ## amtool check-config on the configur
 test-alertmanager: .env runner-test-image ## Alertmanager's routing: thirty regressions of a night are one notification; inhibition; holds
 	name=transport-lab-alert-routing-$$$$; \
 	docker run -d --rm --name $$name --network none --read-only --tmpfs /tmp \
-	  -e ALERT_WEBHOOK_URL=http://127.0.0.1:8080/ -e ALERT_GROUP_WAIT=2s -e ALERT_GROUP_INTERVAL=2s \
+	  -e ALERT_WEBHOOK_URL=http://127.0.0.1:8080/ -e ALERT_GROUP_WAIT=1s -e ALERT_GROUP_INTERVAL=1s \
 	  -v "$(CURDIR)/alertmanager:/etc/alertmanager:ro" --entrypoint /bin/sh $(ALERTMANAGER_RUN_IMAGE) \
 	  /etc/alertmanager/render.sh /bin/alertmanager --config.file=/tmp/alertmanager/alertmanager.yml \
 	  --storage.path=/tmp --cluster.listen-address= >/dev/null; \

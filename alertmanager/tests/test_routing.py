@@ -21,12 +21,12 @@ from prerequisites import missing
 ALERTMANAGER_URL = "http://127.0.0.1:9093"
 RECEIVER_URL = "http://127.0.0.1:8080/"
 RECEIVER = "/e2e/alert_receiver.py"
-GROUP_INTERVAL_S = 2.0
-"""ALERT_GROUP_INTERVAL of `make test-alertmanager`. Its group wait is 2 s too: thirty alerts
+GROUP_INTERVAL_S = 1.0
+"""ALERT_GROUP_INTERVAL of `make test-alertmanager`. Its group wait is 1 s too: thirty alerts
 posted in one request enter their group within a millisecond, three orders of magnitude inside
 the wait, so the first notification has them all even on a busy machine."""
 NOTIFIED_WITHIN_S = 60.0
-"""Bound on an alert's first notification (a group wait and a flush: about 2 s)."""
+"""Bound on an alert's first notification (a group wait and a flush: about 1 s)."""
 QUIET_S = 3 * GROUP_INTERVAL_S + 1
 """Past three group flushes: what is not sent by then is not sent (Alertmanager flushes a
 group on its interval; a busy machine can delay a flush, never add one, so a count taken after
