@@ -22,11 +22,12 @@ as quic-go applies them; docs/bad-links.md cites them):
   about one RTT (detected by later packets acknowledged).
 - The expected extra time is ``p`` times the sum of those costs; ``one_loss_ms`` their mean,
   what an iteration that meets exactly one loss loses.
-- The number of losses an iteration meets is binomial over its ``n`` segments. The model's
-  quantile ``q`` is the clean p50 (the p50 of the iterations that saw no retransmission)
-  plus ``one_loss_ms`` times that number's ``q``-quantile: no loss at all when more than
-  ``q`` of iterations meet none, several where an iteration has many segments (five fresh
-  SSH connections, 171 data segments, meet 3.4 losses on average at 2 %).
+- The losses an iteration meets are binomial over each kind of segment, and their costs add
+  up. The model's quantile ``q`` is the clean p50 (the p50 of the iterations that saw no
+  retransmission) plus the ``q``-quantile of that sum: nothing when more than ``q`` of
+  iterations meet no loss; a whole SYN timeout where more than ``1 - q`` of them lose a SYN
+  (a tail the mean cost of a loss would understate); several losses where an iteration has
+  many segments (five fresh SSH connections, 171 data segments, meet 3.4 on average at 2 %).
 
 The measured side is the share of iterations in which the capture saw a segment sent again
 (``wire.recovered_iterations``; for QUIC, its client counted a loss or a probe timeout). It
@@ -34,6 +35,8 @@ can fall short of ``P(meet)``: a loss the device's timer repairs before the runn
 is not seen (wire/recovery.py), nor one repaired after the iteration returned.
 """
 
+import bisect
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -93,8 +96,7 @@ class LossModel(BaseModel):
     p_meet: float
     """The probability that an iteration meets at least one loss, 0 to 1."""
     losses_p95: int | None = None
-    """The 95th percentile of the losses an iteration meets (binomial); the model's p95
-    adds that many ``one_loss_ms``."""
+    """The 95th percentile of the losses an iteration meets (binomial)."""
     losses_p99: int | None = None
     expected_extra_ms: float
     one_loss_ms: float
@@ -116,6 +118,35 @@ def losses_at(q: float, segments: int, p: float) -> int:
         if cumulative >= q:
             return k
     return segments
+
+
+TAIL_LEFT_OUT = 1e-12
+"""The probability beyond which a kind's binomial is cut short: far below any quantile
+the model gives."""
+
+
+def extra_at(
+    quantiles: Sequence[float], kinds: Sequence[tuple[int, float]], p: float
+) -> list[float]:
+    """The ``quantiles`` of the extra time an iteration loses, when each of ``n`` segments
+    of a kind (``kinds``: n and the cost of one loss) is lost with probability ``p``: the
+    distribution of the sum, built kind by kind."""
+    extra: dict[float, float] = {0.0: 1.0}
+    for segments, cost_ms in kinds:
+        if segments <= 0:
+            continue
+        cdf = binomial_cdf(segments, p)
+        pmf = [cdf[0]] + [high - low for low, high in itertools.pairwise(cdf)]
+        kept = next((k for k, c in enumerate(cdf) if c >= 1.0 - TAIL_LEFT_OUT), segments)
+        summed: dict[float, float] = {}
+        for value, chance in extra.items():
+            for k in range(kept + 1):
+                total = value + k * cost_ms
+                summed[total] = summed.get(total, 0.0) + chance * pmf[k]
+        extra = summed
+    values = sorted(extra)
+    cumulative = list(itertools.accumulate(extra[value] for value in values))
+    return [values[min(bisect.bisect_left(cumulative, q), len(values) - 1)] for q in quantiles]
 
 
 def estimate(
@@ -151,10 +182,13 @@ def estimate(
     clean = [wall_ms for wall_ms, wire in counted if wire.recovered is False]
     clean_p50 = percentile(clean, 0.5) if clean else None
     recovered = sum(1 for _, wire in counted if wire.recovered)
-    quantile_ms = {
-        q: None if clean_p50 is None else clean_p50 + losses_at(q, round(data), p) * one_loss_ms
-        for q in QUANTILES
-    }
+    kinds = [
+        (round(handshake), costs.handshake_ms),
+        (round(tails), costs.tail_ms),
+        (round(inner), costs.inner_ms),
+    ]
+    extras = dict(zip(QUANTILES, extra_at(QUANTILES, kinds, p), strict=True))
+    quantile_ms = {q: None if clean_p50 is None else clean_p50 + extras[q] for q in QUANTILES}
     return LossModel(
         loss_pct=loss_pct,
         data_segments_p50=data,
