@@ -6,7 +6,8 @@ One table per RTT among the runs' profiles (``regional`` with its loss profiles,
 RTT, iterations, client versions. A row per mode x profile, from ``results.json``:
 
 - p50, p95 and p99 with their 95 % intervals (``stats``: order statistics, stats.py);
-- the model's p95 and p99 (``loss_model``), and whether the measured one follows it: the
+- the model's p95 and p99 (loss_model.py, applied to each iteration's recorded counts), and
+  whether the measured one follows it: the
   model's value inside the measured interval is "follows"; an interval wholly above it is
   "above" (the measured tail is longer than the model says), wholly below it "below". Nothing
   is judged without both an interval and a model value;
@@ -26,7 +27,9 @@ from functools import cache
 from statistics import median
 from typing import Any
 
+from bench_runner import loss_model
 from bench_runner.stats import CI_LEVEL, binomial_cdf, percentile, quantile_interval_ranks
+from bench_runner.wire.model import WireIteration
 
 Document = Mapping[str, Any]
 Entry = Mapping[str, Any]
@@ -171,6 +174,9 @@ class Row:
     run: Document
     entry: Entry
 
+    model: Mapping[str, Any] | None = None
+    """The loss model beside the row (``ModelOf``); None: none."""
+
     @property
     def profile(self) -> Mapping[str, Any]:
         profile: Mapping[str, Any] = self.run["profile"]
@@ -196,6 +202,32 @@ class Row:
     @property
     def published(self) -> bool:
         return bool(self.entry.get("published", True))
+
+
+ModelOf = Callable[[Document, Entry], Mapping[str, Any] | None]
+"""Where a row's loss model comes from."""
+
+
+def recounted_model(run: Document, entry: Entry) -> Mapping[str, Any] | None:
+    """The loss model from the mode's recorded iterations, by this commit's loss_model.py
+    (None where the counts it needs are missing: no capture, a QUIC client that counts
+    nothing, results older than the counters)."""
+    rtt = entry.get("verified_rtt_ms")
+    wire = entry.get("wire") or {}
+    samples = entry.get("samples_ms") or []
+    counts = wire.get("per_iteration") or []
+    if rtt is None or not wire.get("available") or len(counts) != len(samples):
+        return None
+    model = loss_model.estimate(
+        float(run["profile"].get("loss_pct") or 0.0),
+        float(rtt),
+        [
+            (float(wall_ms), WireIteration.model_validate(count))
+            for wall_ms, count in zip(samples, counts, strict=True)
+        ],
+        quic=entry.get("transport") == QUIC_TRANSPORT,
+    )
+    return model.model_dump() if model is not None else None
 
 
 def series_name(entry: Entry) -> str:
@@ -252,7 +284,7 @@ def _measured(row: Row, q: str, notes: Notes) -> Measured:
 
 def _model_gap(row: Row) -> str | None:
     """Why the row has no model, or None when it has one."""
-    if row.entry.get("loss_model") is not None:
+    if row.model is not None:
         return None
     if row.loss_pct <= 0:
         return "no_loss"
@@ -269,7 +301,7 @@ def _judged(
     """The measured ``q`` cell, the model's, and the verdict (counted in ``tally``)."""
     measured = _measured(row, q, notes)
     gap = _model_gap(row)
-    value = None if gap is not None else row.entry["loss_model"].get(f"{q}_ms")
+    value = None if gap is not None or row.model is None else row.model.get(f"{q}_ms")
     if value is None:
         gap = gap or "no_clean"
         return measured.cell, notes.dash(gap), notes.dash(gap)
@@ -314,7 +346,8 @@ def _p_meet(row: Row, notes: Notes) -> str:
     gap = _model_gap(row)
     if gap is not None:
         return notes.dash(gap)
-    return _pct(float(row.entry["loss_model"]["p_meet"]))
+    assert row.model is not None
+    return _pct(float(row.model["p_meet"]))
 
 
 def _recovery(row: Row, notes: Notes) -> str:
@@ -406,7 +439,7 @@ def groups(runs: Iterable[Document]) -> list[Group]:
     return [found[rtt] for rtt in sorted(found)]
 
 
-def _rows(group: Group) -> list[Row]:
+def _rows(group: Group, model_of: ModelOf) -> list[Row]:
     """Each series (in the order first met), at each profile (least loss first)."""
     runs = group.ordered_runs()
     order: list[str] = []
@@ -416,7 +449,7 @@ def _rows(group: Group) -> list[Row]:
             if name not in order:
                 order.append(name)
     return [
-        Row(run, entry)
+        Row(run, entry, model_of(run, entry))
         for name in order
         for run in runs
         for entry in run.get("modes") or []
@@ -492,8 +525,13 @@ def _tally_line(tally: dict[str, dict[str, int]]) -> str:
     return "Measured against the model: " + "; ".join(parts) + "."
 
 
-def impairment_markdown(runs: Sequence[Document], command: str, made_at: str) -> str:
-    """The page: per RTT, the context and the table; then the footnotes."""
+def impairment_markdown(
+    runs: Sequence[Document], command: str, made_at: str, model_of: ModelOf = recounted_model
+) -> str:
+    """The page: per RTT, the context and the table; then the footnotes. The model beside
+    each row is ``model_of``'s: by default this commit's, from the recorded counts, so that
+    runs made by different commits are judged alike (results.json's ``loss_model`` keeps
+    what the run's own commit said)."""
     notes = Notes()
     lines = [
         "# How each transport degrades under loss",
@@ -504,11 +542,13 @@ def impairment_markdown(runs: Sequence[Document], command: str, made_at: str) ->
         "successful iterations in which the capture saw a segment sent again, either way "
         "(HTTP/3: in which the client counted a loss or a probe timeout). "
         "Recovery: the time split's recovery part, over every iteration and over those with "
-        "some. Two figures whose intervals overlap are within noise of each other.",
+        "some. The model is loss_model.py's at the commit that made this page, applied to each "
+        "iteration's recorded counts. Two figures whose intervals overlap are within noise of "
+        "each other.",
     ]
     for group in groups(runs):
         tally: dict[str, dict[str, int]] = {"p95": {}, "p99": {}}
-        rows = [row_cells(row, notes, tally) for row in _rows(group)]
+        rows = [row_cells(row, notes, tally) for row in _rows(group, model_of)]
         lines += [
             "",
             f"## `{group.title}` ({group.rtt_ms:g} ms RTT)",

@@ -9,19 +9,27 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from bench_runner import loss_model
 from bench_runner.cli import app
 from bench_runner.impairment_table import (
     DASH,
     impairment_markdown,
     min_samples,
+    recounted_model,
     share_interval,
     verdict,
 )
 from bench_runner.plan import load_plan
 from bench_runner.stats import summarize
+from bench_runner.wire.model import WireIteration
 
 COMMAND = "bench-runner impairment-table impairment-t"
 MADE_AT = "2026-11-28 12:00 UTC"
+WIRE = {
+    "packets_out": 9, "packets_in": 9, "segments_out": 9, "segments_in": 9,
+    "bytes_out": 900, "bytes_in": 2000, "ip_bytes_out": 1260, "ip_bytes_in": 2360,
+}  # fmt: skip
+"""What every iteration's wire counts carry besides the loss counters."""
 COUNTERS = (
     "data_segments_out",
     "data_segments_in",
@@ -69,7 +77,7 @@ def _entry(
         counters["timeouts"] = int(index >= count - timeouts)
         if blind:
             counters = dict.fromkeys(COUNTERS)
-        per_iteration.append({"connects": 1, "round_trips": 5, **counters})
+        per_iteration.append({**WIRE, "connects": 1, "round_trips": 5, **counters})
         splits.append({"network_ms": 150.0, "recovery_ms": 231.4 if met and not quic else 0.0})
     return {
         "mode": mode,
@@ -114,6 +122,11 @@ def _run(run_id: str, profile: str, rtt: float, loss: float, modes: list[Any]) -
     }
 
 
+def stored_model(run: dict[str, Any], entry: dict[str, Any]) -> Any:
+    """The model results.json carries: the tests place it against the measured tails."""
+    return entry.get("loss_model")
+
+
 def _model(p95: float, p99: float, p_meet: float = 0.13) -> dict[str, float]:
     return {"loss_pct": 1.0, "p_meet": p_meet, "p95_ms": p95, "p99_ms": p99}
 
@@ -154,7 +167,7 @@ def test_a_row_per_mode_and_profile_least_loss_first_with_the_context() -> None:
         0.0,
         [_entry("https/keep-alive", _samples(200, 380.0))],
     )
-    page = impairment_markdown([far, lossy, clean], COMMAND, MADE_AT)
+    page = impairment_markdown([far, lossy, clean], COMMAND, MADE_AT, stored_model)
     assert f"Made by `{COMMAND}` on {MADE_AT}." in page
     assert page.index("## `regional` (30 ms RTT)") < page.index("## `continental` (70 ms RTT)")
     rows = _rows(page, "https/keep-alive")
@@ -190,7 +203,7 @@ def test_the_measured_tail_is_judged_against_the_model_only_by_its_interval() ->
         )
         for name, p95 in (("a", inside), ("b", 171.0), ("c", 900.0))
     ]
-    page = impairment_markdown(runs, COMMAND, MADE_AT)
+    page = impairment_markdown(runs, COMMAND, MADE_AT, stored_model)
     rows = _rows(page, "https/keep-alive")
     assert [row[10] for row in rows] == ["follows", "above", "below"]
     low, high = f"{stats.p95_ci_low_ms:,.1f}", f"{stats.p95_ci_high_ms:,.1f}"
@@ -219,7 +232,7 @@ def test_p99_without_its_interval_is_shown_but_never_judged() -> None:
             )
         ],
     )
-    page = impairment_markdown([run], COMMAND, MADE_AT)
+    page = impairment_markdown([run], COMMAND, MADE_AT, stored_model)
     (row,) = _rows(page, "https/keep-alive")
     too_few = _marker(page, "p99's 95 % interval needs at least 368")
     assert row[11].endswith(f"[{too_few}]")
@@ -244,7 +257,7 @@ def test_the_share_that_met_a_retransmission_beside_the_model_with_recovery_and_
             )
         ],
     )
-    page = impairment_markdown([run], COMMAND, MADE_AT)
+    page = impairment_markdown([run], COMMAND, MADE_AT, stored_model)
     (row,) = _rows(page, "https/keep-alive")
     low, high = share_interval(25, 200)
     assert row[14] == f"12.5 % [{low * 100:.1f} %, {high * 100:.1f} %]"
@@ -271,7 +284,7 @@ def test_quic_rows_have_tails_and_dashes_where_the_capture_is_blind() -> None:
         1.0,
         [_entry("h3/keep-alive", _samples(200, 156.0, slow=20))],
     )
-    page = impairment_markdown([run], COMMAND, MADE_AT)
+    page = impairment_markdown([run], COMMAND, MADE_AT, stored_model)
     (row,) = _rows(page, "h3/keep-alive")
     quic = _marker(page, "HTTP/3 (QUIC)")
     assert row[7].startswith("156.")  # the tails are measured
@@ -298,7 +311,7 @@ def test_quic_rows_show_what_their_client_counted_with_its_note() -> None:
             )
         ],
     )
-    page = impairment_markdown([run], COMMAND, MADE_AT)
+    page = impairment_markdown([run], COMMAND, MADE_AT, stored_model)
     (row,) = _rows(page, "h3/fresh-conn")
     counted = _marker(page, "counted by the client library, quic-go")[len(DASH) :]
     assert row[14].startswith("15.0 % [")
@@ -318,7 +331,7 @@ def test_results_from_before_the_loss_fields_render_with_dashes() -> None:
     entry["time_split"]["p50_ms"] = {"network": 300.0}
     entry["stats"] = {k: v for k, v in entry["stats"].items() if "_ci_" not in k}
     run = _run("impairment-t-regional-loss-1", "regional-loss-1", 30, 1.0, [entry])
-    page = impairment_markdown([run], COMMAND, MADE_AT)
+    page = impairment_markdown([run], COMMAND, MADE_AT, stored_model)
     (row,) = _rows(page, "ssh/reuse-conn")
     older = _marker(page, "Not in these results")
     assert row[3] == older
@@ -333,7 +346,7 @@ def test_a_mode_without_samples_or_published_figures_makes_no_number() -> None:
     refused = _entry("https/fresh-conn", _samples(200, 511.0))
     refused["published"] = False
     run = _run("impairment-t-regional-loss-2", "regional-loss-2", 30, 2.0, [failed, refused])
-    page = impairment_markdown([run], COMMAND, MADE_AT)
+    page = impairment_markdown([run], COMMAND, MADE_AT, stored_model)
     (empty,) = _rows(page, "ssh/fresh-conn")
     none = _marker(page, "No successful iteration")
     assert empty[6] == "0 (0)"
@@ -382,3 +395,31 @@ def test_the_command_writes_the_page_of_the_runs_a_prefix_names(
     assert len(_rows(page, "https/batch-post")) == 2
     assert "impairment table of 2 run(s) written to" in result.output
     assert CliRunner().invoke(app, ["impairment-table", "nothing-"]).exit_code == 2
+
+
+def test_the_model_beside_a_row_is_recounted_from_its_iterations() -> None:
+    """By default the page applies this commit's model to the recorded counts, whatever model
+    the run's own commit stored."""
+    entry = _entry(
+        "https/keep-alive",
+        _samples(200, 170.0, slow=25),
+        recovered=25,
+        model=_model(1.0, 2.0),
+    )
+    run = _run("impairment-t-regional-loss-1", "regional-loss-1", 30, 1.0, [entry])
+    expected = loss_model.estimate(
+        1.0,
+        30.4,
+        [
+            (wall_ms, WireIteration.model_validate(count))
+            for wall_ms, count in zip(
+                entry["samples_ms"], entry["wire"]["per_iteration"], strict=True
+            )
+        ],
+    )
+    assert expected is not None
+    assert recounted_model(run, entry) == expected.model_dump()
+    (row,) = _rows(impairment_markdown([run], COMMAND, MADE_AT), "https/keep-alive")
+    assert row[9] == f"{expected.p95_ms:,.1f}"
+    blind = _entry("h3/keep-alive", _samples(200, 156.0))
+    assert recounted_model(run, blind) is None
