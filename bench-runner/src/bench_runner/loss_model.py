@@ -23,11 +23,12 @@ as quic-go applies them; docs/bad-links.md cites them):
 - The expected extra time is ``p`` times the sum of those costs; ``one_loss_ms`` their mean,
   what an iteration that meets exactly one loss loses.
 - The losses an iteration meets are binomial over each kind of segment, and their costs add
-  up. The model's quantile ``q`` is the clean p50 (the p50 of the iterations that saw no
-  retransmission) plus the ``q``-quantile of that sum: nothing when more than ``q`` of
-  iterations meet no loss; a whole SYN timeout where more than ``1 - q`` of them lose a SYN
-  (a tail the mean cost of a loss would understate); several losses where an iteration has
-  many segments (five fresh SSH connections, 171 data segments, meet 3.4 on average at 2 %).
+  up to its extra time. The model's quantile ``q`` is the ``q``-quantile of a clean
+  iteration's time (drawn from the iterations that saw no retransmission) plus that extra
+  time, drawn independently: the clean tail where more than ``q`` of iterations meet no
+  loss; a whole SYN timeout where more than ``1 - q`` of them lose a SYN (a tail the mean
+  cost of a loss would understate); several losses where an iteration has many segments
+  (five fresh SSH connections, 171 data segments, meet 3.4 on average at 2 %).
 
 The measured side is the share of iterations in which the capture saw a segment sent again
 (``wire.recovered_iterations``; for QUIC, its client counted a loss or a probe timeout). It
@@ -125,12 +126,10 @@ TAIL_LEFT_OUT = 1e-12
 the model gives."""
 
 
-def extra_at(
-    quantiles: Sequence[float], kinds: Sequence[tuple[int, float]], p: float
-) -> list[float]:
-    """The ``quantiles`` of the extra time an iteration loses, when each of ``n`` segments
-    of a kind (``kinds``: n and the cost of one loss) is lost with probability ``p``: the
-    distribution of the sum, built kind by kind."""
+def extra_distribution(kinds: Sequence[tuple[int, float]], p: float) -> list[tuple[float, float]]:
+    """The extra time an iteration loses, as (value, probability) pairs in value order, when
+    each of ``n`` segments of a kind (``kinds``: n and the cost of one loss) is lost with
+    probability ``p``: the sum of the kinds' binomial losses, built kind by kind."""
     extra: dict[float, float] = {0.0: 1.0}
     for segments, cost_ms in kinds:
         if segments <= 0:
@@ -144,9 +143,34 @@ def extra_at(
                 total = value + k * cost_ms
                 summed[total] = summed.get(total, 0.0) + chance * pmf[k]
         extra = summed
-    values = sorted(extra)
-    cumulative = list(itertools.accumulate(extra[value] for value in values))
-    return [values[min(bisect.bisect_left(cumulative, q), len(values) - 1)] for q in quantiles]
+    return sorted(extra.items())
+
+
+def with_extra_at(
+    quantiles: Sequence[float], clean_ms: Sequence[float], extra: Sequence[tuple[float, float]]
+) -> list[float]:
+    """The ``quantiles`` of a clean iteration's time (drawn from ``clean_ms``) plus an extra
+    time drawn from ``extra``, independently: the smallest candidate sum at which
+    P(time <= x) = sum over the extra values of P(extra = v) x F_clean(x - v) reaches q."""
+    clean = sorted(clean_ms)
+
+    def share_at_most(x: float) -> float:
+        below = sum(chance * bisect.bisect_right(clean, x - value) for value, chance in extra)
+        return below / len(clean)
+
+    candidates = sorted({c + value for c in clean for value, _ in extra})
+    found = []
+    for q in quantiles:
+        # The share is non-decreasing along the candidates: the first that reaches q.
+        low, high = 0, len(candidates) - 1
+        while low < high:
+            middle = (low + high) // 2
+            if share_at_most(candidates[middle]) >= q:
+                high = middle
+            else:
+                low = middle + 1
+        found.append(candidates[low])
+    return found
 
 
 def estimate(
@@ -187,8 +211,10 @@ def estimate(
         (round(tails), costs.tail_ms),
         (round(inner), costs.inner_ms),
     ]
-    extras = dict(zip(QUANTILES, extra_at(QUANTILES, kinds, p), strict=True))
-    quantile_ms = {q: None if clean_p50 is None else clean_p50 + extras[q] for q in QUANTILES}
+    modelled = (
+        with_extra_at(QUANTILES, clean, extra_distribution(kinds, p)) if clean else [None, None]
+    )
+    quantile_ms = dict(zip(QUANTILES, modelled, strict=True))
     return LossModel(
         loss_pct=loss_pct,
         data_segments_p50=data,

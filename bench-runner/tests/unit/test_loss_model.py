@@ -11,8 +11,9 @@ from bench_runner.loss_model import (
     SUMMARY_COLUMNS,
     SYN_TIMEOUT_MS,
     estimate,
-    extra_at,
+    extra_distribution,
     summary_fields,
+    with_extra_at,
 )
 from bench_runner.wire.model import WireCounts, WireIteration
 
@@ -61,12 +62,40 @@ def test_probability_and_costs_follow_the_data_segments() -> None:
     # 14.9 % of iterations meet a loss, 1.1 % more than one: one loss at the p95, two at
     # the p99.
     assert (model.losses_p95, model.losses_p99) == (1, 2)
-    # What they cost: no loss 85.1 %; one, of an inner segment (30 ms) 5.2 %, of a flight's
-    # last (230 ms) 6.9 %: 97.1 % lose at most 230 ms, 90.3 % at most 30. A SYN or SYN-ACK
-    # is lost in 2.0 % (1 - 0.99^2) of iterations, more than the p99 leaves out: the p99
-    # loses the whole second (and 99.7 % lose at most that).
-    assert model.p95_ms == pytest.approx(149.0 + 30.0 + RTO_MIN_MS)
-    assert model.p99_ms == pytest.approx(149.0 + SYN_TIMEOUT_MS)
+    # The model's tails: a clean iteration (100 to 198 ms) plus the extra time of 2 SYNs at
+    # 1 s, 8 flight tails at 230 ms and 6 others at 30 ms.
+    clean = [100.0 + i for i in range(99)]
+    extra = extra_distribution([(2, SYN_TIMEOUT_MS), (8, 30.0 + RTO_MIN_MS), (6, 30.0)], 0.01)
+    assert [model.p95_ms, model.p99_ms] == with_extra_at((0.95, 0.99), clean, extra)
+    # No loss in 85.1 %; a SYN or SYN-ACK lost in 2.0 % (1 - 0.99^2), more than the p99
+    # leaves out: the p99 carries a whole second.
+    assert model.p95_ms is not None
+    assert model.p99_ms is not None
+    assert 149.0 < model.p95_ms < 198.0 + 30.0 + RTO_MIN_MS
+    assert model.p99_ms >= 100.0 + SYN_TIMEOUT_MS
+
+
+def test_the_extra_times_distribution_adds_each_kinds_losses() -> None:
+    """Two kinds, by brute force: each of 3 segments costing 10 and 2 costing 100, lost with
+    probability 0.3."""
+    p = 0.3
+    outcomes: dict[float, float] = {}
+    for lost in itertools.product((0, 1), repeat=5):
+        value = 10.0 * sum(lost[:3]) + 100.0 * sum(lost[3:])
+        chance = math.prod(p if bit else 1 - p for bit in lost)
+        outcomes[value] = outcomes.get(value, 0.0) + chance
+    found = extra_distribution([(3, 10.0), (2, 100.0)], p)
+    assert [value for value, _ in found] == sorted(outcomes)
+    assert [chance for _, chance in found] == pytest.approx(
+        [outcomes[value] for value in sorted(outcomes)]
+    )
+
+
+def test_clean_times_plus_the_extra_time() -> None:
+    """Clean 10 or 20 ms (even odds) plus 100 ms one time in ten: 10 and 20 with 45 % each,
+    110 and 120 with 5 %."""
+    extra = [(0.0, 0.9), (100.0, 0.1)]
+    assert with_extra_at((0.45, 0.9, 0.95, 0.99), [20.0, 10.0], extra) == [10.0, 20.0, 110.0, 120.0]
 
 
 def test_quic_costs_are_probe_timeouts() -> None:
@@ -81,25 +110,6 @@ def test_quic_costs_are_probe_timeouts() -> None:
     model = estimate(1.0, 30.0, [(100.0, kept)], quic=True)
     assert model is not None
     assert model.one_loss_ms == pytest.approx((8 * (30.0 + 1.0 + 25.0) + 8 * 30.0) / 16)
-
-
-def test_the_extra_times_distribution_adds_each_kinds_losses() -> None:
-    """Two kinds, by brute force: each of 3 segments costing 10 and 2 costing 100, lost with
-    probability 0.3."""
-    p = 0.3
-    outcomes: dict[float, float] = {}
-    for lost in itertools.product((0, 1), repeat=5):
-        value = 10.0 * sum(lost[:3]) + 100.0 * sum(lost[3:])
-        chance = math.prod(p if bit else 1 - p for bit in lost)
-        outcomes[value] = outcomes.get(value, 0.0) + chance
-    cumulative, expected = 0.0, {}
-    for value, chance in sorted(outcomes.items()):
-        cumulative += chance
-        for q in (0.5, 0.8, 0.95):
-            if cumulative >= q and q not in expected:
-                expected[q] = value
-    found = extra_at((0.5, 0.8, 0.95), [(3, 10.0), (2, 100.0)], p)
-    assert found == [expected[0.5], expected[0.8], expected[0.95]]
 
 
 def test_a_rare_loss_leaves_the_p95_clean() -> None:
