@@ -53,7 +53,7 @@ bench-matrix: .env ## Run a plan (BENCH_PLAN=nightly: every mode x client x prof
 # happened. NETEM_ENGINE stays exported while the run starts, or compose would recreate netem
 # as .env has it. The plan is packaged in the runner's image: build it first. The table is
 # written from whatever ran; the exit status is the run's, else the table's.
-bench-impairment: .env ## Every transport's floor client under loss (regional 0-2 %, continental 0 and 1 %; ~2 h 40 min), then results/impairment-<time>/impairment.md [ITERATIONS=n]
+bench-impairment: .env ## Every transport's floor client under loss (regional 0-2 %, continental 0 and 1 %; ~2 h 40 min), then results/impairment-<time>/impairment.md [ITERATIONS=n] [MODES=...]
 	$(COMPOSE) --profile tools build bench-runner
 	run_id=impairment-$$(date -u +%Y%m%dT%H%M%SZ); status=0; \
 	restore() { unset NETEM_ENGINE; $(COMPOSE) up -d --wait --force-recreate netem >/dev/null; }; \
@@ -61,7 +61,7 @@ bench-impairment: .env ## Every transport's floor client under loss (regional 0-
 	export NETEM_ENGINE=nfq; \
 	$(COMPOSE) up -d --wait --force-recreate netem; \
 	$(COMPOSE) run --rm bench-runner run --plan impairment --run-id $$run_id \
-	  $(if $(ITERATIONS),--iterations $(ITERATIONS)) || status=$$?; \
+	  $(if $(ITERATIONS),--iterations $(ITERATIONS)) $(if $(MODES),--modes $(MODES)) || status=$$?; \
 	$(COMPOSE) run --rm --no-deps bench-runner impairment-table $$run_id \
 	  || { rc=$$?; [ $$status -ne 0 ] || status=$$rc; }; \
 	echo "table: results/$$run_id/impairment.md"; exit $$status
