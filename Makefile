@@ -17,7 +17,7 @@ CLIENTS ?=
 SERVICES ?=
 # Services `make test` needs; Grafana is tested offline (its image cannot run everywhere).
 # alertmanager brings the test lab's webhook receiver with it (compose.test.yaml).
-CORE_SERVICES := device netem influxdb pushgateway prometheus alertmanager
+CORE_SERVICES := device netem jumphost headend netem-wan influxdb pushgateway prometheus alertmanager
 # `make test` runs on an isolated copy of the lab: its own project, subnet and volumes.
 TEST_COMPOSE := $(COMPOSE) -p transport-lab-test -f compose.yaml -f compose.test.yaml
 
@@ -26,7 +26,7 @@ export RESULTS_HOST_DIR ?= $(CURDIR)/results
 # Recorded in every result so a number can be traced to the lab that produced it.
 export LAB_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 
-.PHONY: help env standins build up down logs ps clean purge bench replay test lint lint-shell \
+.PHONY: help env env-secrets standins build up down logs ps clean purge bench replay test lint lint-shell \
 	doc-examples-image \
 	test-compose test-prometheus test-e2e
 
@@ -48,12 +48,20 @@ env: .env ## Create .env from .env.example with fresh random secrets (never over
 	@chmod 600 .env.tmp && mv .env.tmp .env
 	@echo "created .env with random secrets (device, InfluxDB, Grafana passwords)"
 
+# An .env made before a secret was added to .env.example gets that one, generated, and nothing
+# else changes: `make up` then works without a new .env.
+env-secrets: .env
+	@for key in $$(sed -n 's/^\([A-Z0-9_]*\)=@generate@$$/\1/p' .env.example); do \
+	  grep -q "^$$key=" .env && continue; \
+	  secret=$$(head -c 18 /dev/urandom | od -An -tx1 | tr -d ' \n'); \
+	  echo "$$key=$$secret" >>.env; echo "  .env: added $$key (generated)"; done
+
 standins: .env ## No container registry: build stand-ins of the official images and select them in .env
 	@lines=$$(ci/build-standins); for line in $$lines; do \
 	  sed -i "/^$${line%%=*}=/d" .env; echo "$$line" >>.env; echo "  .env: $$line"; done
 
-build: .env ## Build the lab's own images (device, netem, bench-runner)
-	$(COMPOSE) --profile tools build device netem bench-runner
+build: .env env-secrets ## Build the lab's own images (device, netem, jump host, head-end, bench-runner)
+	$(COMPOSE) --profile tools build device netem jumphost headend bench-runner
 	@# Runs started with `docker compose run` record the commit the images were built from.
 	@sed -i '/^LAB_COMMIT=/d' .env && echo "LAB_COMMIT=$(LAB_COMMIT)" >>.env
 
@@ -69,6 +77,9 @@ up: build ## Build, start the lab, wait until every service is healthy, print wh
 	url influxdb InfluxDB "http://127.0.0.1:$${LAB_INFLUXDB_PORT:-8086}  (db transport_lab)"; \
 	url device Device "ssh -p $${LAB_SSH_PORT:-2222} $${DEVICE_USERNAME}@127.0.0.1 | https://127.0.0.1:$${LAB_HTTPS_PORT:-8443}/admin/exec/show+version"; \
 	url netem "Netem API" "http://127.0.0.1:$${LAB_NETEM_PORT:-8181}/profile"; \
+	url jumphost "Jump host" "ssh -p $${LAB_JUMP_PORT:-2223} $${JUMP_USERNAME:-jump}@127.0.0.1  (relays only: ssh -J)"; \
+	url headend "Head-end" "https://127.0.0.1:$${LAB_HEADEND_PORT:-9443}/healthz  (API: docs/relays.md)"; \
+	url netem-wan "WAN netem" "http://127.0.0.1:$${LAB_NETEM_WAN_PORT:-8182}/profile  (the remote site's link)"; \
 	echo; echo "Run a benchmark: make bench PROFILE=regional"; \
 	case ",$${NETEM_PORTS:-9339}," in *,9339,*) ;; *) \
 	  echo "warning: .env sets NETEM_PORTS=$$NETEM_PORTS without gNMI's 9339 (a .env made before" \
@@ -107,9 +118,9 @@ replay: .env ## Deliver what the runner spooled while InfluxDB or the Pushgatewa
 
 ##@ Tests and lint
 
-test: lint test-compose test-docs test-go fuzz-short test-prometheus test-alertmanager test-dashboards test-runner test-goclient test-load-unit test-k8s test-netem test-device test-netem-tc check-netem-restart test-e2e ## Every test: lint, unit, integration, and end to end on one isolated copy of the lab (CONTRIBUTING.md)
+test: lint test-compose test-docs test-go test-headend fuzz-short test-prometheus test-alertmanager test-dashboards test-runner test-goclient test-load-unit test-k8s test-netem test-device test-netem-tc check-netem-restart test-e2e ## Every test: lint, unit, integration, and end to end on one isolated copy of the lab (CONTRIBUTING.md)
 
-lint: lint-go lint-goclient lint-netem lint-runner lint-dashboards lint-load lint-alertmanager lint-shell ## Every gate: ruff and mypy --strict, go vet, staticcheck and gofmt, shellcheck, amtool
+lint: lint-go lint-headend lint-goclient lint-netem lint-runner lint-dashboards lint-load lint-alertmanager lint-shell ## Every gate: ruff and mypy --strict, go vet, staticcheck and gofmt, shellcheck, amtool
 
 SHELLCHECK_IMAGE ?= transport-lab/shellcheck:dev
 

@@ -176,6 +176,15 @@ def run(
         ),
         PlanField("modes", ","),
     ] = None,
+    lan_profile: Annotated[
+        str | None,
+        typer.Option(
+            help="the LAN hop's netem profile behind the jump host and the head-end (the "
+            "relayed modes: jump/*, proxy/*; --profile is then the WAN hop's); "
+            + _default(DEFAULTS.lan_profile)
+        ),
+        PlanField("lan_profile"),
+    ] = None,
     clients: Annotated[
         str | None,
         typer.Option(

@@ -31,8 +31,9 @@ class Measurement:
 
 
 class Tag:
-    """Tag keys. Every point of the runner's: ``RUN_TAGS``; ``run`` adds ``PLAN``; a series'
-    points (iteration, mode_summary, verdict) add ``SERIES_TAGS`` and the mode's parameters
+    """Tag keys. Every point of the runner's: ``RUN_TAGS`` (and a relayed job's ``RELAY_TAGS``);
+    ``run`` adds ``PLAN``; a series' points (iteration, mode_summary, verdict) add
+    ``SERIES_TAGS`` and the mode's parameters
     (``PARAMETER_TAGS``, those it has); ``mode_summary`` adds what its connections negotiated
     (``HANDSHAKE_TAGS``, those of its protocol). A load run's points: ``LOAD_RUN_TAGS``;
     ``load`` adds ``TRANSPORT``, ``MODE`` and ``CLIENT``, ``load_step`` ``TRANSPORT`` and
@@ -41,6 +42,8 @@ class Tag:
     RUN_ID = "run_id"
     SWEEP = "sweep"
     PROFILE = "profile"
+    LAN_PROFILE = "lan_profile"
+    """A relayed job's LAN hop (``profile`` is then the WAN hop's); absent for direct runs."""
     ENGINE = "engine"
     PLAN = "plan"
     MODE = "mode"
@@ -87,6 +90,8 @@ class Tag:
 
 
 RUN_TAGS = (Tag.RUN_ID, Tag.SWEEP, Tag.PROFILE, Tag.ENGINE)
+RELAY_TAGS = (Tag.LAN_PROFILE,)
+"""What a relayed job's points add to ``RUN_TAGS``."""
 SERIES_TAGS = (Tag.MODE, Tag.TRANSPORT, Tag.CLIENT, Tag.CLIENT_VERSION, Tag.SERIES)
 PARAMETER_TAGS = (Tag.FRAMING, Tag.REPLY_BYTES, Tag.BULK_SIZE, Tag.HOSTS, Tag.REPEATS, Tag.ENCODING)
 """The modes' ``parameters``, each a tag of its own name."""
@@ -137,6 +142,8 @@ class IterationField:
     OK = "ok"
     ERROR = "error"
     EXCLUDED = "excluded"
+    LAN_ROUND_TRIPS = "lan_round_trips"
+    """The LAN hop's round trips, as the head-end counted them (proxy modes)."""
     TIME_STALLS = "time_stalls"
     TIME_UNACCOUNTED_MS = "time_unaccounted_ms"
 
@@ -160,6 +167,9 @@ class SummaryField:
     P50_VS_FLOOR = "p50_vs_floor"
     CONFIGURED_RTT_MS = "configured_rtt_ms"
     VERIFIED_RTT_MS = "verified_rtt_ms"
+    LAN_CONFIGURED_RTT_MS = "lan_configured_rtt_ms"
+    LAN_VERIFIED_RTT_MS = "lan_verified_rtt_ms"
+    LAN_ROUND_TRIPS_P50 = "lan_round_trips_p50"
     MIN_ROUND_TRIPS = "min_round_trips"
     EXPECTED_ROUND_TRIPS = "expected_round_trips"
     COMMANDS_PER_ITERATION = "commands_per_iteration"

@@ -12,8 +12,8 @@ console's, for the command line), and the run's results are returned.
 
 import asyncio
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, closing, contextmanager
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, ExitStack, closing, contextmanager
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -25,6 +25,7 @@ from bench_runner.lab_lock import LabLock, run_owner
 from bench_runner.modes import (
     MODES_BY_NAME,
     Mode,
+    Relay,
     Selection,
     Target,
     client_versions,
@@ -37,13 +38,14 @@ from bench_runner.modes import (
 from bench_runner.netem import LabBusyError, NetemClient, NetemError, NetemState
 from bench_runner.outputs import write_outputs
 from bench_runner.plan import Plan, PlanError
-from bench_runner.profile_guard import ProfileGuard
+from bench_runner.profile_guard import Guard, ProfileGuard, ProfileGuards
 from bench_runner.results import (
     LOCAL_PROFILE,
     LabInfo,
     ModeRun,
     NotApplicable,
     ProfileInfo,
+    RelayInfo,
     RunResult,
     SeriesKey,
     TargetInfo,
@@ -53,7 +55,7 @@ from bench_runner.results import (
     local_references,
     write_results,
 )
-from bench_runner.runner import RunPlan, run_mode
+from bench_runner.runner import LanPlan, RunPlan, run_mode
 from bench_runner.settings import Settings
 from bench_runner.sinks.delivery import Delivery
 from bench_runner.sinks.publish import publish_run
@@ -147,6 +149,9 @@ class Job:
     metrics_url: str | None
     profile: str | None
     """netem profile to apply; None for a real target (no netem)."""
+    relayed: bool = False
+    """The job of the relayed modes (jump host, head-end): ``profile`` is the WAN hop's, the
+    plan's ``lan_profile`` the device's; the direct modes run in a job of their own."""
 
 
 @dataclass
@@ -196,14 +201,34 @@ def run(settings: Settings, request: RunRequest, presenter: Presenter) -> RunOut
         presenter.deliveries(replay_spool(settings))
     references: dict[SeriesKey, tuple[str, float]] = {}
     results: list[RunResult] = []
-    with _held_lab(settings, request, jobs[0].sweep, sets_profile, presenter) as lab:
+    relayed = any(job.relayed for job in jobs)
+    if relayed and sets_profile and not settings.netem_wan_url:
+        raise UsageError("NETEM_WAN_URL is empty: the relayed modes need the remote site's netem")
+    with ExitStack() as held:
+        lab = held.enter_context(
+            _held_lab(settings.netem_url, request, jobs[0].sweep, sets_profile, presenter)
+        )
+        wan = held.enter_context(
+            _held_lab(
+                settings.netem_wan_url,
+                request,
+                jobs[0].sweep,
+                sets_profile and relayed,
+                presenter,
+                "netem-wan",
+            )
+        )
         for job in jobs:
-            result = _run_job(settings, request, job, selection, lab, references, presenter)
+            result = _run_job(settings, request, job, selection, lab, wan, references, presenter)
             references.update(local_references(result))
             results.append(result)
-        if lab is not None and lab.lock.lost is not None:
-            presenter.error(f"the lab's run lock was lost while this run measured: {lab.lock.lost}")
-            return RunOutcome([])
+        for held_lab in (lab, wan):
+            if held_lab is not None and held_lab.lock.lost is not None:
+                presenter.error(
+                    f"the run lock of netem at {held_lab.url} was lost while this run "
+                    f"measured: {held_lab.lock.lost}"
+                )
+                return RunOutcome([])
     return RunOutcome(results)
 
 
@@ -280,16 +305,48 @@ def plan_jobs(
         # --netem none on the lab: unimpaired; real devices: whatever their network has.
         on_lab = inventory is None or inventory.lab
         profiles = [LOCAL_PROFILE] if on_lab else [None]
+    paths = _paths(select(request.plan).modes)
+    if True in paths:
+        relay = _lab_relay(settings)
+        devices = [(replace(target, relay=relay), info, url) for target, info, url in devices]
     jobs = []
     for profile in profiles:
         for target, info, metrics_url in devices:
-            parts = [run_id]
-            if len(profiles) > 1 and profile is not None:
-                parts.append(profile)
-            if len(devices) > 1 and info.name:
-                parts.append(info.name)
-            jobs.append(Job("-".join(parts), run_id, target, info, metrics_url, profile))
+            for relayed in paths:
+                parts = [run_id]
+                if len(profiles) > 1 and profile is not None:
+                    parts.append(profile)
+                if len(devices) > 1 and info.name:
+                    parts.append(info.name)
+                if relayed and len(paths) > 1:
+                    parts.append("relayed")
+                jobs.append(
+                    Job("-".join(parts), run_id, target, info, metrics_url, profile, relayed)
+                )
     return jobs
+
+
+def _paths(modes: Sequence[Mode]) -> list[bool]:
+    """Whether the run has direct modes, relayed ones, or both (False: direct, first)."""
+    return sorted({mode.relayed for mode in modes})
+
+
+def _lab_relay(settings: Settings) -> Relay:
+    """The lab's remote site: its jump host and head-end, each with its own credentials."""
+    if not settings.jump_username or settings.jump_password is None:
+        raise UsageError("JUMP_USERNAME and JUMP_PASSWORD must be set for the jump/* modes")
+    if not settings.headend_username or settings.headend_password is None:
+        raise UsageError("HEADEND_USERNAME and HEADEND_PASSWORD must be set for the proxy/* modes")
+    return Relay(
+        jump_host=settings.jump_host,
+        jump_port=settings.jump_ssh_port,
+        jump_username=settings.jump_username,
+        jump_password=settings.jump_password.get_secret_value(),
+        headend_host=settings.headend_host,
+        headend_https_port=settings.headend_https_port,
+        headend_username=settings.headend_username,
+        headend_password=settings.headend_password.get_secret_value(),
+    )
 
 
 def _lab_target(settings: Settings) -> Target:
@@ -309,16 +366,22 @@ def _lab_target(settings: Settings) -> Target:
 
 @contextmanager
 def _held_lab(
-    settings: Settings, request: RunRequest, sweep: str, sets_profile: bool, presenter: Presenter
+    netem_url: str,
+    request: RunRequest,
+    sweep: str,
+    sets_profile: bool,
+    presenter: Presenter,
+    label: str = "netem",
 ) -> Iterator[Lab | None]:
-    """The lab held for a run that sets its profile (None for ``--netem none`` and real
-    devices): its run lock taken, the profile it had read before the first change and
-    applied back at the end, whatever happened in between."""
+    """The netem at ``netem_url`` held for a run that sets its profile (None for ``--netem
+    none``, real devices, and the WAN's netem of a run without relayed modes): its run lock
+    taken, the profile it had read before the first change and applied back at the end,
+    whatever happened in between."""
     if not sets_profile:
         yield None
         return
     lock = LabLock(
-        lambda: NetemClient(settings.netem_url),
+        lambda: NetemClient(netem_url),
         run_owner(sweep),
         wait_s=request.wait_for_lab_s,
         on_wait=lambda holder: presenter.warn(f"waiting for the lab: {holder}"),
@@ -330,35 +393,35 @@ def _held_lab(
             f"the lab is busy, one run at a time: {exc} (wait with --wait-for-lab SECONDS)"
         ) from exc
     except (NetemError, httpx.HTTPError) as exc:
-        raise LabUnreachableError(f"netem at {settings.netem_url}: {exc}") from exc
+        raise LabUnreachableError(f"netem at {netem_url}: {exc}") from exc
     try:
-        with closing(NetemClient(settings.netem_url)) as netem:
+        with closing(NetemClient(netem_url)) as netem:
             try:
                 before = netem.current()
             except (NetemError, httpx.HTTPError) as exc:
-                raise LabUnreachableError(f"netem at {settings.netem_url}: {exc}") from exc
+                raise LabUnreachableError(f"netem at {netem_url}: {exc}") from exc
             try:
-                yield Lab(netem, lock, settings.netem_url, presenter)
+                yield Lab(netem, lock, netem_url, presenter)
             finally:
-                _restore_profile(netem, before, lock, presenter)
+                _restore_profile(netem, before, lock, presenter, label)
     finally:
         lock.__exit__(None, None, None)
 
 
 def _restore_profile(
-    netem: NetemClient, before: NetemState, lock: LabLock, presenter: Presenter
+    netem: NetemClient, before: NetemState, lock: LabLock, presenter: Presenter, label: str
 ) -> None:
     """Apply the profile of before the run back, under the lease; say what became of it."""
     name = before.profile.name
     try:
         if netem.current().profile == before.profile:
-            presenter.note(f"netem: profile {name!r} kept, as it was before this run")
+            presenter.note(f"{label}: profile {name!r} kept, as it was before this run")
             return
         netem.restore(before.profile, lock.refresh())
     except (NetemError, httpx.HTTPError) as exc:
-        presenter.warn(f"netem: profile {name!r}, active before this run, not restored: {exc}")
+        presenter.warn(f"{label}: profile {name!r}, active before this run, not restored: {exc}")
         return
-    presenter.note(f"netem: profile {name!r} restored, as it was before this run")
+    presenter.note(f"{label}: profile {name!r} restored, as it was before this run")
 
 
 def _run_job(
@@ -367,6 +430,7 @@ def _run_job(
     job: Job,
     selection: Selection,
     lab: Lab | None,
+    wan: Lab | None,
     references: dict[SeriesKey, tuple[str, float]],
     presenter: Presenter,
 ) -> RunResult:
@@ -374,7 +438,14 @@ def _run_job(
     p50s at ``local`` so far, for the round-trip model."""
     plan = request.plan
     started_at = datetime.now(UTC)
-    netem_state = lab.apply(job.profile) if lab is not None and job.profile is not None else None
+    modes = [mode for mode in selection.modes if mode.relayed == job.relayed]
+    lan_state = None
+    if job.relayed:
+        # The WAN hop on the remote site's netem, the LAN hop on the device's.
+        netem_state = wan.apply(job.profile) if wan is not None and job.profile else None
+        lan_state = lab.apply(plan.lan_profile) if lab is not None and job.profile else None
+    else:
+        netem_state = lab.apply(job.profile) if lab is not None and job.profile else None
     profile_info = _profile_info(job, netem_state)
     if job.metrics_url:
         device = device_version(job.metrics_url)
@@ -394,20 +465,35 @@ def _run_job(
         configured_jitter_ms=profile_info.jitter_ms,
         configured_loss_pct=profile_info.loss_pct,
         bulk_iterations=plan.tunnel_bulk_iterations,
+        relay_reference_port=settings.netem_wan_reference_port if job.relayed else None,
+        lan=LanPlan(plan.lan_profile, lan_state.profile.rtt_ms, lan_state.profile.jitter_ms)
+        if lan_state is not None
+        else None,
     )
-    guard_client = NetemClient(settings.netem_url) if netem_state is not None else None
-    guard = (
-        ProfileGuard(guard_client, profile_info.name, netem_state.instance, netem_state.generation)
-        if guard_client is not None and netem_state is not None
-        else None
-    )
-    try:
+    with ExitStack() as clients:
+        guards = [
+            ProfileGuard(
+                clients.enter_context(closing(NetemClient(url))),
+                state.profile.name,
+                state.instance,
+                state.generation,
+            )
+            for url, state in (
+                (settings.netem_wan_url if job.relayed else settings.netem_url, netem_state),
+                (settings.netem_url, lan_state),
+            )
+            if state is not None
+        ]
         mode_runs = asyncio.run(
-            _measure(selection.modes, job.target, run_plan, profile_info.rtt_ms, guard, presenter)
+            _measure(
+                modes,
+                job.target,
+                run_plan,
+                profile_info.rtt_ms,
+                ProfileGuards(guards) if guards else None,
+                presenter,
+            )
         )
-    finally:
-        if guard_client is not None:
-            guard_client.close()
     results = [mode_run.result for mode_run in mode_runs]
     baseline = apply_baseline(results, plan.baseline)
     apply_floor_ratio(results, {name: mode.client for name, mode in MODES_BY_NAME.items()})
@@ -429,6 +515,7 @@ def _run_job(
             for entry in selection.not_applicable
         ],
         plan=plan.name,
+        relay=_relay_info(job, lan_state),
     )
     # At `local` the reference is the run itself: its prediction is its own p50.
     apply_rtt_model(result.modes, {**references, **local_references(result)})
@@ -448,6 +535,20 @@ def _run_job(
     if request.publish:
         presenter.deliveries(publish_run(settings, result, mode_runs))
     return result
+
+
+def _relay_info(job: Job, lan_state: NetemState | None) -> RelayInfo | None:
+    """A relayed job's remote site, with the LAN hop's profile; None for a direct job."""
+    if not job.relayed:
+        return None
+    relay = job.target.via()
+    return RelayInfo(
+        jump_host=relay.jump_host,
+        jump_port=relay.jump_port,
+        headend=relay.headend_host,
+        headend_https_port=relay.headend_https_port,
+        lan_profile=_profile_info(job, lan_state),
+    )
 
 
 def _profile_info(job: Job, state: NetemState | None) -> ProfileInfo:
@@ -506,7 +607,7 @@ async def _measure(
     target: Target,
     plan: RunPlan,
     configured_rtt_ms: float,
-    guard: ProfileGuard | None,
+    guard: Guard | None,
     presenter: Presenter,
 ) -> list[ModeRun]:
     def iterations(mode: Mode) -> int | None:

@@ -22,6 +22,8 @@ PHASES: tuple[str, ...] = (
     "key_exchange",  # SSH version lines, KEXINIT, key exchange, service request
     "auth",  # SSH user authentication
     "connect",  # a library's whole connection setup, where it is not split
+    "jump_login",  # through a jump host: the login to the jump host
+    "device_login",  # through a jump host: the device's login over its direct-tcpip channel
     "tls_handshake",  # TLS 1.3 handshake
     "channel_open",  # SSH channel open, with its exec / pty-req + shell requests
     "hello",  # NETCONF: subsystem channel and the hello exchange
@@ -31,6 +33,10 @@ PHASES: tuple[str, ...] = (
     "commands",  # CLI commands and their output
     "rpcs",  # NETCONF RPCs and gNMI calls, with their replies
     "close",  # connection / session teardown the client waits for
+    "lan_connect",  # through the head-end: its SSH connect to the device (0 when pooled)
+    "lan_commands",  # through the head-end: the commands on the device, across the LAN
+    "headend",  # through the head-end: its own time besides the LAN's
+    "wan_and_client",  # through the head-end: the rest (the WAN hop, TLS, the client)
 )
 """Every phase name a session may record, in the order they happen: the CSV columns and
 InfluxDB fields (``phase_<name>_ms``) are fixed by this list."""

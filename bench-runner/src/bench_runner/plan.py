@@ -116,6 +116,9 @@ class Plan(BaseModel):
     measures each."""
     restconf_encoding: RestconfEncoding | list[RestconfEncoding] = "json"
     """The RESTCONF reads' encoding (``json``, ``xml``); a list measures each."""
+    lan_profile: str = "campus"
+    """The LAN hop behind the jump host and the head-end (the device's netem while the
+    relayed modes run); ``profiles`` are then the WAN hop's (docs/relays.md)."""
 
     @field_validator("commands", mode="before")
     @classmethod

@@ -8,8 +8,10 @@ rules that had vanished. It also waits for the profile to be back after a fault.
 """
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 import httpx
 
@@ -28,6 +30,14 @@ class Disturbance:
 
     reason: str
     since: datetime | None
+
+
+class Guard(Protocol):
+    """What a mode's profile watch asks between iterations."""
+
+    def check(self) -> "Disturbance | None": ...
+
+    def wait_until_applied(self, timeout_s: float = ...) -> str | None: ...
 
 
 class ProfileGuard:
@@ -88,3 +98,28 @@ class ProfileGuard:
                 problem = f"netem's last event is {latest.event} {latest.profile}"
             time.sleep(POLL_INTERVAL_S)
         return f"profile {self.profile} not back within {timeout_s:g} s: {problem}"
+
+
+class ProfileGuards:
+    """Several netems guarded as one: a relayed mode's samples claim the WAN hop's profile
+    (the remote site's netem) and the LAN hop's (the device's) together."""
+
+    def __init__(self, guards: Sequence[ProfileGuard]) -> None:
+        self._guards = tuple(guards)
+
+    def check(self) -> Disturbance | None:
+        """The first netem's change found, or None while every one is as verified."""
+        for guard in self._guards:
+            disturbance = guard.check()
+            if disturbance is not None:
+                return disturbance
+        return None
+
+    def wait_until_applied(self, timeout_s: float = RECOVERY_TIMEOUT_S) -> str | None:
+        """Wait for every netem to have its profile back; the first that did not, else None."""
+        deadline = time.monotonic() + timeout_s
+        for guard in self._guards:
+            problem = guard.wait_until_applied(max(deadline - time.monotonic(), 0.0))
+            if problem is not None:
+                return problem
+        return None

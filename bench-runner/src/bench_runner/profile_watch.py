@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import timedelta
 
-from bench_runner.profile_guard import Disturbance, ProfileGuard
+from bench_runner.profile_guard import Disturbance, Guard
 from bench_runner.results import IterationRecord
 
 GUARD_INTERVAL_S = 1.0
@@ -23,7 +23,7 @@ outside the clock."""
 class ProfileWatch:
     def __init__(
         self,
-        guard: ProfileGuard,
+        guard: Guard,
         reverify: Callable[[], Awaitable[str | None]],
         records: list[IterationRecord],
         error_messages: list[str],

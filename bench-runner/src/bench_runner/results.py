@@ -24,7 +24,7 @@ from bench_runner.wire.handshake_model import Handshakes
 from bench_runner.wire.model import WireCounts, WireIteration
 from bench_runner.wire.timeline import TimeSplit, TimeSplits
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 class LabInfo(BaseModel):
@@ -68,6 +68,29 @@ class ProfileInfo(BaseModel):
     engine_reason: str | None
     applied_at: str | None
     readback: dict[str, Any] | None
+
+
+class LanRtt(BaseModel):
+    """A relayed mode's LAN hop (relay to device): its profile's RTT and the RTT verified on
+    the device's SSH port, which only the device's netem delays: the runner's path to it and
+    the relay's cross that one impairment alike."""
+
+    profile: str
+    configured_rtt_ms: float
+    verified_rtt_ms: float | None
+    rtt_probe: RttProbe | None
+    rtt_check: RttCheck | None
+
+
+class RelayInfo(BaseModel):
+    """A relayed job's remote site: the WAN hop is ``profile`` (netem-wan, in front of the
+    jump host and the head-end), the LAN hop ``lan_profile`` (the device's own netem)."""
+
+    jump_host: str
+    jump_port: int
+    headend: str
+    headend_https_port: int
+    lan_profile: ProfileInfo
 
 
 class StreamSummary(BaseModel):
@@ -160,6 +183,12 @@ class ModeResult(BaseModel):
     loss_model: LossModel | None = None
     """What the profile's loss should cost the mode, from its counted packets
     (loss_model.py); null without loss or without the counts."""
+    lan_rtt: LanRtt | None = None
+    """A relayed mode's LAN hop, verified as its WAN hop is; null for the other modes (and
+    for a relayed mode whose LAN the lab does not set)."""
+    lan_round_trips: RoundTrips | None = None
+    """Round trips on the LAN hop per successful iteration, as the head-end counted them on
+    its SSH connection (proxy modes); null where the relay reports none."""
 
     def parameter_tags(self) -> dict[str, str]:
         """``parameters`` as text, for InfluxDB tags and Prometheus labels: the series of
@@ -198,6 +227,8 @@ class IterationRecord:
     excluded: str | None = None
     """Why a successful iteration is left out of every figure (the profile it claims may
     not have been in effect); None for a valid sample."""
+    lan_round_trips: int | None = None
+    """Round trips on the LAN hop, as the head-end counted them (proxy modes), else None."""
 
     @property
     def ok(self) -> bool:
@@ -246,6 +277,9 @@ class RunResult(BaseModel):
     baseline: BaselineInfo | None = None
     not_applicable: list[NotApplicable] = []
     plan: str | None = None
+    relay: RelayInfo | None = None
+    """Set for a job of relayed modes (jump host, head-end): ``profile`` is then the WAN
+    hop's; null for direct jobs."""
 
 
 def apply_baseline(modes: list[ModeResult], baseline_mode: str) -> BaselineInfo | None:

@@ -16,6 +16,7 @@ from bench_runner.alpn import AlpnReportingSession
 from bench_runner.modes import Mode, Session, Target
 from bench_runner.modes.base import (
     ClientRecovery,
+    LanCountingSession,
     RecoveryReportingSession,
     SelfTimedSession,
     StreamRate,
@@ -24,10 +25,10 @@ from bench_runner.modes.base import (
 )
 from bench_runner.phases import PhasedSession, summarize_phases
 from bench_runner.precision import StoppingRule, StopReason
-from bench_runner.profile_guard import ProfileGuard
+from bench_runner.profile_guard import Guard
 from bench_runner.profile_watch import ProfileWatch
 from bench_runner.resources import ResourceMonitor, ResourceUsage
-from bench_runner.results import IterationRecord, ModeResult, ModeRun, StreamSummary
+from bench_runner.results import IterationRecord, LanRtt, ModeResult, ModeRun, StreamSummary
 from bench_runner.roundtrips import RoundTrips, TracedSession, earliest_answer_ns
 from bench_runner.rtt_probe import RttCheck, RttProbe, check_rtt, probe_rtt
 from bench_runner.stats import percentile, summarize
@@ -61,6 +62,16 @@ RTT_REPROBE_PAUSE_S = 2.0
 
 
 @dataclass(frozen=True)
+class LanPlan:
+    """The LAN hop of the relayed modes: the device's own netem profile, which is all that
+    delays the relay's path to the device (and the runner's: the same single impairment)."""
+
+    profile: str
+    configured_rtt_ms: float
+    jitter_ms: float = 0.0
+
+
+@dataclass(frozen=True)
 class RunPlan:
     commands: tuple[str, ...]
     stopping: StoppingRule
@@ -81,6 +92,12 @@ class RunPlan:
     """A fixed count of measured iterations for the modes that move a payload (a plan's
     ``tunnel_bulk_iterations``: a 1 GB download is not repeated until precise); None: as
     the others."""
+    relay_reference_port: int | None = None
+    """An unimpaired TCP port on the relay (netem-wan's API): the WAN gate's reference for
+    the relayed modes."""
+    lan: "LanPlan | None" = None
+    """The LAN hop behind the relay, verified for every relayed mode; None where the lab
+    does not set it (a real site's devices may be reachable only through the relay)."""
 
     def for_mode(self, mode: Mode) -> "RunPlan":
         """The plan as it applies to ``mode``."""
@@ -97,29 +114,26 @@ async def run_mode(
     plan: RunPlan,
     configured_rtt_ms: float,
     on_iteration: Callable[[bool], None],
-    guard: ProfileGuard | None = None,
+    guard: Guard | None = None,
 ) -> ModeRun:
     """Measure one mode: gate, measure, assemble. With a ``guard``, iterations run while
     the profile was not in effect are excluded."""
     plan = plan.for_mode(mode)
     started_at = datetime.now(UTC)
-    quic_port = wire_protocol(mode) is Protocol.UDP
-    gate = await verify_rtt(target, mode.port(target), plan, configured_rtt_ms, quic_port=quic_port)
+    gate, lan_gate = await verify_path(mode, target, plan, configured_rtt_ms)
     measurement = None
-    if gate.passed:
+    if gate.passed and (lan_gate is None or lan_gate.passed):
         assert gate.verified_rtt_ms is not None  # a passed gate has verified it
 
         async def reverify() -> str | None:
-            again = await verify_rtt(
-                target, mode.port(target), plan, configured_rtt_ms, quic_port=quic_port
-            )
-            return again.error
+            again, lan_again = await verify_path(mode, target, plan, configured_rtt_ms)
+            return again.error or (lan_again.error if lan_again is not None else None)
 
         measurement = await measure(
             mode, target, plan, gate.verified_rtt_ms, on_iteration, guard, reverify
         )
     result = assemble(
-        mode, plan, configured_rtt_ms, gate, measurement, started_at, datetime.now(UTC)
+        mode, plan, configured_rtt_ms, gate, measurement, started_at, datetime.now(UTC), lan_gate
     )
     return ModeRun(result=result, records=measurement.records if measurement else [])
 
@@ -148,11 +162,58 @@ class RttVerification:
         return f"{self.error}; not measured, not published"
 
 
+async def verify_path(
+    mode: Mode, target: Target, plan: RunPlan, configured_rtt_ms: float
+) -> tuple[RttVerification, RttVerification | None]:
+    """The gate of the mode's own port (the relay's, for a relayed mode: the WAN hop) and,
+    for a relayed mode whose LAN hop the lab sets, the gate of the device's SSH port against
+    the LAN profile (None otherwise)."""
+    if not mode.relayed:
+        gate = await verify_rtt(
+            target.host,
+            mode.port(target),
+            configured_rtt_ms,
+            applies=plan.rtt_gate,
+            reference_port=plan.reference_port,
+            jitter_ms=plan.configured_jitter_ms,
+            quic_port=wire_protocol(mode) is Protocol.UDP,
+        )
+        return gate, None
+    wan = await verify_rtt(
+        mode.host(target),
+        mode.port(target),
+        configured_rtt_ms,
+        applies=plan.rtt_gate,
+        reference_port=plan.relay_reference_port,
+        jitter_ms=plan.configured_jitter_ms,
+    )
+    if plan.lan is None:
+        return wan, None
+    lan = await verify_rtt(
+        target.host,
+        target.ssh_port,
+        plan.lan.configured_rtt_ms,
+        applies=plan.rtt_gate,
+        reference_port=plan.reference_port,
+        jitter_ms=plan.lan.jitter_ms,
+    )
+    if lan.error is not None:
+        lan = replace(lan, error=f"LAN hop ({plan.lan.profile}): {lan.error}")
+    return wan, lan
+
+
 async def verify_rtt(
-    target: Target, port: int, plan: RunPlan, configured_rtt_ms: float, *, quic_port: bool = False
+    host: str,
+    port: int,
+    configured_rtt_ms: float,
+    *,
+    applies: bool,
+    reference_port: int | None,
+    jitter_ms: float,
+    quic_port: bool = False,
 ) -> RttVerification:
-    """Probe the mode's port until the RTT matches the profile, up to RTT_PROBE_ATTEMPTS
-    (a ``quic_port`` with QUIC Version Negotiation exchanges, else with TCP connects)."""
+    """Probe ``port`` until the RTT matches the profile, up to RTT_PROBE_ATTEMPTS (a
+    ``quic_port`` with QUIC Version Negotiation exchanges, else with TCP connects)."""
     verified_rtt_ms = None
     probe = None
     check = None
@@ -161,22 +222,22 @@ async def verify_rtt(
             await asyncio.sleep(RTT_REPROBE_PAUSE_S)
         try:
             verified_rtt_ms, probe = await probe_rtt(
-                target.host, port, reference_port=plan.reference_port, quic_port=quic_port
+                host, port, reference_port=reference_port, quic_port=quic_port
             )
         except (OSError, TimeoutError) as exc:
             return RttVerification(
                 verified_rtt_ms,
                 probe,
-                check_rtt(configured_rtt_ms, None, applies=plan.rtt_gate),
+                check_rtt(configured_rtt_ms, None, applies=applies),
                 f"rtt probe: {describe_failure(exc, 0)}",
             )
         check = check_rtt(
             configured_rtt_ms,
             verified_rtt_ms,
-            applies=plan.rtt_gate,
+            applies=applies,
             attempts=attempt,
             reference_rtt_ms=probe.reference_rtt_ms,
-            jitter_ms=plan.configured_jitter_ms,
+            jitter_ms=jitter_ms,
         )
         if check.passed:
             return RttVerification(verified_rtt_ms, probe, check, None)
@@ -213,7 +274,7 @@ async def measure(
     plan: RunPlan,
     verified_rtt_ms: float,
     on_iteration: Callable[[bool], None],
-    guard: ProfileGuard | None,
+    guard: Guard | None,
     reverify: Callable[[], Awaitable[str | None]],
 ) -> Measurement:
     """Open what the mode keeps (not measured), run the warm-up (discarded), then the
@@ -287,6 +348,11 @@ async def measure(
                                 else None
                             ),
                             phases=(phases.take() or None) if phases is not None else None,
+                            lan_round_trips=(
+                                session.take_lan_round_trips()
+                                if isinstance(session, LanCountingSession)
+                                else None
+                            ),
                         )
                     )
                     if error is not None:
@@ -341,12 +407,14 @@ def assemble(
     measurement: Measurement | None,
     started_at: datetime,
     finished_at: datetime,
+    lan_gate: RttVerification | None = None,
 ) -> ModeResult:
-    """The mode's result from the gate's outcome and what was measured (None when the gate
-    refused the mode): figures from the valid samples only."""
+    """The mode's result from the gates' outcome (the LAN hop's too, for a relayed mode) and
+    what was measured (None when a gate refused the mode): figures from the valid samples
+    only."""
     records = measurement.records if measurement is not None else []
-    refusal = gate.refusal()
-    error_messages = ([refusal] if refusal is not None else []) + (
+    refusals = [gate.refusal(), lan_gate.refusal() if lan_gate is not None else None]
+    error_messages = [refusal for refusal in refusals if refusal is not None] + (
         measurement.error_messages if measurement is not None else []
     )
     succeeded = [record for record in records if record.ok]
@@ -381,16 +449,18 @@ def assemble(
         samples_ms=samples_ms,
         error_messages=error_messages,
         rtt_check=gate.check,
-        published=gate.check.passed,
+        published=gate.check.passed and (lan_gate is None or lan_gate.check.passed),
+        lan_rtt=lan_rtt(plan.lan, lan_gate),
+        lan_round_trips=round_trips_of(
+            [record.lan_round_trips for record in succeeded if record.lan_round_trips is not None]
+        ),
         resources=measurement.resources if measurement is not None else None,
         parameters=mode.parameters(),
         transfer_bytes=transfer_bytes,
         throughput_mb_s=transfer_bytes / stats.p50_ms / 1000.0
         if transfer_bytes is not None and stats.p50_ms
         else None,
-        round_trips=RoundTrips(per_iteration=counted, p50=percentile(counted, 0.5))
-        if counted
-        else None,
+        round_trips=round_trips_of(counted),
         wire=measurement.wire if measurement is not None else None,
         handshakes=measurement.handshakes if measurement is not None else None,
         stream=stream_summary(measurement.stream if measurement is not None else None),
@@ -411,6 +481,23 @@ def assemble(
         else None,
         started_at=started_at,
         finished_at=finished_at,
+    )
+
+
+def round_trips_of(counted: list[int]) -> RoundTrips | None:
+    return RoundTrips(per_iteration=counted, p50=percentile(counted, 0.5)) if counted else None
+
+
+def lan_rtt(lan: LanPlan | None, gate: RttVerification | None) -> LanRtt | None:
+    """The LAN hop's profile and verified RTT, for a relayed mode whose LAN the lab sets."""
+    if lan is None or gate is None:
+        return None
+    return LanRtt(
+        profile=lan.profile,
+        configured_rtt_ms=lan.configured_rtt_ms,
+        verified_rtt_ms=gate.verified_rtt_ms,
+        rtt_probe=gate.probe,
+        rtt_check=gate.check,
     )
 
 

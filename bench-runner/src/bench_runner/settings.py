@@ -24,6 +24,20 @@ class Settings(BaseSettings):
     # Empty string is allowed so that `--netem none` runs are explicit; see lab_run.run.
     netem_url: str = "http://device:8181"
 
+    # The remote site (docs/relays.md): the jump host and the head-end share a namespace and
+    # the WAN link netem_wan_url impairs; the device's own netem is then the LAN hop.
+    jump_host: str = "jumphost"
+    jump_ssh_port: int = 22
+    jump_username: str | None = None
+    jump_password: SecretStr | None = None
+    headend_host: str = "headend"
+    headend_https_port: int = 443
+    headend_username: str | None = None
+    headend_password: SecretStr | None = None
+    netem_wan_url: str = "http://jumphost:8181"
+    netem_wan_reference_port: int = 8181
+    """An unimpaired TCP port on the relay (netem-wan's API): the WAN gate's reference."""
+
     influx_url: str = "http://influxdb:8086"
     influx_db: str = "transport_lab"
     influx_username: str | None = None

@@ -9,6 +9,7 @@ from bench_runner.modes import (
     FLOOR_MODES,
     MODE_NAMES,
     MODES_BY_NAME,
+    RELAYED_MODES,
     Transport,
     select_modes,
 )
@@ -116,6 +117,8 @@ def test_mode_identity() -> None:
         Transport.H3: {"quic-go"},
         Transport.GNMI: {"grpc-go"},
         Transport.RESTCONF: {"httpx"},
+        Transport.JUMP: {"asyncssh"},
+        Transport.PROXY: {"httpx"},
     }
     for mode in ALL_MODES:
         assert mode.name.startswith(mode.transport.value + "/")
@@ -160,8 +163,10 @@ def test_select_clients_reports_what_a_library_cannot_do() -> None:
 
 def test_select_all_clients() -> None:
     selection = select_modes(["all"], ["all"])
-    # The fleet modes are selected by name only (they need a fleet): not in "all".
-    assert len(selection.modes) == len(ALL_MODES) - len(FLEET_MODES)
+    # The fleet and relayed modes are selected by name only (they need a fleet, or a job of
+    # their own under two profiles): not in "all".
+    assert len(selection.modes) == len(ALL_MODES) - len(FLEET_MODES) - len(RELAYED_MODES)
+    assert not any(mode.relayed for mode in selection.modes)
     not_applicable = {(entry.mode, entry.client) for entry in selection.not_applicable}
     assert ("https/tls-resume", "requests") in not_applicable
 

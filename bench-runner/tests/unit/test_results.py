@@ -75,7 +75,7 @@ def test_results_json_has_the_contract_shape(
     assert path == tmp_path / run.run_id / "results.json"
     document = json.loads(path.read_text())
     assert set(document) >= CONTRACT_TOP_KEYS  # fields are only ever added (SCHEMA.md)
-    assert document["schema_version"] == 6
+    assert document["schema_version"] == 7
     assert set(document["lab"]) == {"commit", "images"}
     assert set(document["runner"]) == {"version", "python", "openssl", "openssh"}
     assert set(document["target"]) >= {"host", "ssh_port", "https_port"}

@@ -178,7 +178,7 @@ def test_version_3_reads_without_handshakes_and_version_4_with_them(
     tmp_path: Path, sample_run: Sample
 ) -> None:
     document = json.loads(sample_run[0].model_dump_json())
-    assert document["schema_version"] == 6
+    assert document["schema_version"] == 7
     write_document(tmp_path, "v5", {**document, "run_id": "v5"})
     for mode in document["modes"]:
         for field in ("precision", "speedup_vs_baseline_ci", "p50_vs_floor_ci"):

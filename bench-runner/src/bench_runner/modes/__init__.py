@@ -3,7 +3,7 @@ client) with its round-trip bounds and their evidence), looked up by ``registry`
 by ``selection``. A row names the plugin that opens its session (``clients/``), imported only
 when a mode of that client runs: importing this package imports no client library."""
 
-from bench_runner.modes.base import PerIteration, Session, Target, Transport
+from bench_runner.modes.base import PerIteration, Relay, Session, Target, Transport
 from bench_runner.modes.mode import Mode
 from bench_runner.modes.registry import (
     ALL_MODES,
@@ -13,6 +13,7 @@ from bench_runner.modes.registry import (
     LIBRARY_MODES,
     MODE_NAMES,
     MODES_BY_NAME,
+    RELAYED_MODES,
 )
 from bench_runner.modes.selection import (
     NotApplicableEntry,
@@ -33,9 +34,11 @@ __all__ = [
     "LIBRARY_MODES",
     "MODES_BY_NAME",
     "MODE_NAMES",
+    "RELAYED_MODES",
     "Mode",
     "NotApplicableEntry",
     "PerIteration",
+    "Relay",
     "Selection",
     "Session",
     "Target",

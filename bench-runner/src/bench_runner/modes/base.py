@@ -19,6 +19,31 @@ class Transport(StrEnum):
     """gNMI: gRPC over HTTP/2 and TLS, OpenConfig paths, on the device's gNMI port."""
     RESTCONF = "restconf"
     """RESTCONF (RFC 8040) over the HTTPS port: the same store as NETCONF and gNMI."""
+    JUMP = "jump"
+    """SSH to the device through the jump host: a direct-tcpip channel on the jump host's SSH
+    connection carries the device's (docs/relays.md)."""
+    PROXY = "proxy"
+    """HTTPS to the head-end, which runs the commands on the device over SSH."""
+
+
+RELAYED = frozenset({Transport.JUMP, Transport.PROXY})
+"""Transports that reach the device through the remote site: across the WAN to the relay,
+across the LAN from there."""
+
+
+@dataclass(frozen=True)
+class Relay:
+    """The remote site's two ways in, each with credentials of its own (not the device's):
+    the jump host's SSH, and the head-end's HTTPS API."""
+
+    jump_host: str
+    jump_port: int
+    jump_username: str
+    jump_password: str
+    headend_host: str
+    headend_https_port: int
+    headend_username: str
+    headend_password: str
 
 
 @dataclass(frozen=True)
@@ -38,9 +63,41 @@ class Target:
     gnmi_tls_verify: bool = False
     """Verify the device's certificate on gNMI channels (an inventory's choice; the lab's is
     self-signed and not verified, as the HTTPS clients do not verify it)."""
+    relay: Relay | None = None
+    """The jump host and head-end in front of the device; None: reached directly only."""
+
+    def via(self) -> Relay:
+        """The relay a relayed mode goes through; ValueError when the target has none."""
+        if self.relay is None:
+            raise ValueError(f"{self.host} has no jump host or head-end in front of it")
+        return self.relay
+
+    def jump_login(self) -> "Target":
+        """The jump host as a login target: its address, SSH port and credentials."""
+        relay = self.via()
+        return Target(
+            host=relay.jump_host,
+            ssh_port=relay.jump_port,
+            https_port=0,
+            username=relay.jump_username,
+            password=relay.jump_password,
+        )
+
+    def host_for(self, transport: Transport) -> str:
+        """Where a transport's connections go: the device, or the relay in front of it."""
+        if transport is Transport.JUMP:
+            return self.via().jump_host
+        if transport is Transport.PROXY:
+            return self.via().headend_host
+        return self.host
 
     def port(self, transport: Transport) -> int:
-        """The port a transport reaches the device on (a tunnel rides on SSH; HTTP/3's is UDP)."""
+        """The port a transport connects to (a tunnel rides on SSH; HTTP/3's is UDP; a relayed
+        transport's is the relay's)."""
+        if transport is Transport.JUMP:
+            return self.via().jump_port
+        if transport is Transport.PROXY:
+            return self.via().headend_https_port
         ports = {
             Transport.SSH: self.ssh_port,
             Transport.HTTPS: self.https_port,
@@ -98,6 +155,16 @@ class RecoveryReportingSession(Protocol):
 
     def take_recovery(self) -> ClientRecovery | None:
         """The last iteration's counts, once; None when the client reported none."""
+        ...
+
+
+@runtime_checkable
+class LanCountingSession(Protocol):
+    """A relayed session whose relay counts the LAN hop's round trips (the head-end says
+    with every answer how many its SSH connection to the device took)."""
+
+    def take_lan_round_trips(self) -> int | None:
+        """The last iteration's count, once; None when the relay reported none."""
         ...
 
 

@@ -5,7 +5,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
 
-from bench_runner.modes.base import PerIteration, Session, Target, Transport
+from bench_runner.modes.base import RELAYED, PerIteration, Session, Target, Transport
 from bench_runner.modes.row import (
     BulkValues,
     FleetValues,
@@ -169,6 +169,15 @@ class Mode:
 
     # --- on the network -------------------------------------------------------------------
 
+    @property
+    def relayed(self) -> bool:
+        """Through the remote site's jump host or head-end: its WAN is the relay's link."""
+        return self.transport in RELAYED
+
+    def host(self, target: Target) -> str:
+        """Where the mode's connections go: the device, or the relay in front of it."""
+        return target.host_for(self.transport)
+
     def port(self, target: Target) -> int:
         return target.port(self.transport)
 
@@ -180,7 +189,7 @@ class Mode:
         """The hosts whose traffic is this mode's: the target, or every device a fleet mode
         connects to. May block (a fleet mode asks the device for its fleet)."""
         if self.row.wire_hosts is None:
-            return (target.host,)
+            return (self.host(target),)
         hosts: tuple[str, ...] = self.row.wire_hosts(self, target)
         return hosts
 

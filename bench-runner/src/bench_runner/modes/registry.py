@@ -24,21 +24,30 @@ FLEET_MODES: tuple[Mode, ...] = tuple(
 """Several devices of the lab's fleet per iteration, with the reproduction's clients:
 selected by name only (``all`` leaves them out: they need a fleet and measure an
 experiment)."""
+RELAYED_MODES: tuple[Mode, ...] = tuple(
+    sorted(
+        (mode for mode in _EVERY if mode.relayed),
+        key=lambda mode: -1 if mode.floor else LIBRARIES.index(mode.client),
+    )
+)
+"""Through the remote site's jump host or head-end: selected by name only (``all`` leaves
+them out: they run in a job of their own, under a WAN and a LAN profile)."""
+_SELECTED_BY_NAME = (*FLEET_MODES, *RELAYED_MODES)
 FLOOR_MODES: tuple[Mode, ...] = tuple(
-    mode for mode in _EVERY if mode.floor and mode not in FLEET_MODES
+    mode for mode in _EVERY if mode.floor and mode not in _SELECTED_BY_NAME
 )
 LIBRARY_MODES: tuple[Mode, ...] = tuple(
     sorted(
-        (mode for mode in _EVERY if not mode.floor and mode not in FLEET_MODES),
+        (mode for mode in _EVERY if not mode.floor and mode not in _SELECTED_BY_NAME),
         key=lambda mode: LIBRARIES.index(mode.client),
     )
 )
-ALL_MODES: tuple[Mode, ...] = FLOOR_MODES + LIBRARY_MODES + FLEET_MODES
+ALL_MODES: tuple[Mode, ...] = FLOOR_MODES + LIBRARY_MODES + FLEET_MODES + RELAYED_MODES
 """Every (mode, client) pair."""
 
 MODE_NAMES: tuple[str, ...] = tuple(mode.name for mode in FLOOR_MODES)
 MODES_BY_NAME: dict[str, Mode] = {
-    mode.name: mode for mode in (*FLOOR_MODES, *(m for m in FLEET_MODES if m.floor))
+    mode.name: mode for mode in (*FLOOR_MODES, *(m for m in _SELECTED_BY_NAME if m.floor))
 }
 """Mode name -> its floor-client measurement."""
 

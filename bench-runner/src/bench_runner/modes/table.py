@@ -24,6 +24,8 @@ _TITLES = {
     Transport.H3: "HTTP/3 (QUIC)",
     Transport.GNMI: "gNMI (gRPC)",
     Transport.RESTCONF: "RESTCONF",
+    Transport.JUMP: "Through the jump host (docs/relays.md)",
+    Transport.PROXY: "Through the head-end (docs/relays.md)",
 }
 
 

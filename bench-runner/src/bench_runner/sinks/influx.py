@@ -43,10 +43,13 @@ def epoch_ns(moment: datetime) -> int:
 
 
 def run_tags(run: RunResult) -> dict[str, str]:
+    """The run's tags; a relayed job's also name its LAN hop."""
+    lan = {Tag.LAN_PROFILE: run.relay.lan_profile.name} if run.relay is not None else {}
     return {
         Tag.RUN_ID: run.run_id,
         Tag.SWEEP: run.sweep or run.run_id,
         Tag.PROFILE: run.profile.name,
+        **lan,
         Tag.ENGINE: run.profile.engine,
     }
 
@@ -139,6 +142,13 @@ def summary_fields(mode: ModeResult) -> dict[str, FieldValue | None]:
         SummaryField.P50_VS_FLOOR: mode.p50_vs_floor,
         SummaryField.CONFIGURED_RTT_MS: mode.configured_rtt_ms,
         SummaryField.VERIFIED_RTT_MS: mode.verified_rtt_ms,
+        SummaryField.LAN_CONFIGURED_RTT_MS: mode.lan_rtt.configured_rtt_ms
+        if mode.lan_rtt
+        else None,
+        SummaryField.LAN_VERIFIED_RTT_MS: mode.lan_rtt.verified_rtt_ms if mode.lan_rtt else None,
+        SummaryField.LAN_ROUND_TRIPS_P50: mode.lan_round_trips.p50
+        if mode.lan_round_trips
+        else None,
         SummaryField.MIN_ROUND_TRIPS: mode.min_round_trips,
         SummaryField.EXPECTED_ROUND_TRIPS: mode.expected_round_trips,
         SummaryField.COMMANDS_PER_ITERATION: len(mode.commands),
@@ -231,6 +241,7 @@ def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
                         IterationField.OK: record.ok,
                         IterationField.ERROR: record.error,
                         IterationField.EXCLUDED: record.excluded,
+                        IterationField.LAN_ROUND_TRIPS: record.lan_round_trips,
                         **wire_model.iteration_fields(record.wire),
                         **phases.iteration_fields(record.phases),
                         **timeline.iteration_fields(record.time_split),

@@ -1,12 +1,24 @@
 """The catalog: every mode's definition and one row per (mode, client), in YAML, one file per
 transport (``ssh.yaml``, ``https.yaml``, ``netconf.yaml``, ``tunnel.yaml``, ``h3.yaml``,
-``fleet.yaml``), in the order a run executes them; and the clients (``clients.yaml``): their
-order and what each cannot do. Pure data: reading it imports no client library."""
+``fleet.yaml``, ``jump.yaml``, ``proxy.yaml``), in the order a run executes them; and the
+clients (``clients.yaml``): their order and what each cannot do. Pure data: reading it
+imports no client library."""
 
 from bench_runner.modes.catalog.loader import clients, transport_catalog
 from bench_runner.modes.row import ModeDefinition, Row
 
-_TRANSPORTS = ("ssh", "https", "netconf", "tunnel", "h3", "gnmi", "restconf", "fleet")
+_TRANSPORTS = (
+    "ssh",
+    "https",
+    "netconf",
+    "tunnel",
+    "h3",
+    "gnmi",
+    "restconf",
+    "fleet",
+    "jump",
+    "proxy",
+)
 _CATALOGS = [transport_catalog(name) for name in _TRANSPORTS]
 
 DEFINITIONS: tuple[ModeDefinition, ...] = tuple(d for defs, _ in _CATALOGS for d in defs)

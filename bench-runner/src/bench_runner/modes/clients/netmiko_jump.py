@@ -1,0 +1,62 @@
+"""netmiko through the jump host (its ``sock`` argument, as its bastion examples do): per
+iteration a login to the jump host with paramiko and ConnectHandler over a direct-tcpip channel
+of it; blocking, in a worker thread."""
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+
+from netmiko import ConnectHandler
+
+from bench_runner.modes.base import Session, Target
+from bench_runner.modes.clients.paramiko_jump import device_channel, open_jump
+from bench_runner.modes.clients.paramiko_ssh import LIBRARY_TIMEOUT_S
+from bench_runner.modes.mode import Mode
+from bench_runner.phases import PhaseTimer
+
+
+class _NetmikoSession:
+    """Per iteration a login to the jump host (paramiko) and netmiko's ConnectHandler over a
+    direct-tcpip channel of it (``sock``): PTY shell and session preparation, send_command per
+    command, disconnect."""
+
+    def __init__(self, target: Target) -> None:
+        self._target = target
+        self.phases = PhaseTimer()
+
+    def run_sync(self, commands: Sequence[str]) -> list[str]:
+        jump = open_jump(self._target, self.phases)
+        try:
+            with self.phases.measure("connect"):
+                connection = ConnectHandler(
+                    device_type="cisco_ios",
+                    host=self._target.host,
+                    port=self._target.ssh_port,
+                    username=self._target.username,
+                    password=self._target.password,
+                    use_keys=False,
+                    allow_agent=False,
+                    ssh_config_file=None,
+                    conn_timeout=LIBRARY_TIMEOUT_S,
+                    auth_timeout=LIBRARY_TIMEOUT_S,
+                    sock=device_channel(jump, self._target),
+                )
+            try:
+                with self.phases.measure("commands"):
+                    return [
+                        str(connection.send_command(command, read_timeout=LIBRARY_TIMEOUT_S))
+                        for command in commands
+                    ]
+            finally:
+                with self.phases.measure("close"):
+                    connection.disconnect()
+        finally:
+            jump.close()
+
+    async def run_iteration(self, commands: Sequence[str]) -> list[str]:
+        return await asyncio.to_thread(self.run_sync, commands)
+
+
+@asynccontextmanager
+async def pty_fresh(mode: Mode, target: Target) -> AsyncIterator[Session]:
+    yield _NetmikoSession(target)

@@ -1,0 +1,209 @@
+"""The remote site (docs/relays.md): a jump host (OpenSSH) and the head-end in front of the
+test lab's fleet of 3, behind a WAN link of their own (netem-wan) while the device's netem is
+the LAN. Every device is reached through both; a run of every relayed mode over the fleet
+records both hops' verified RTTs; the round trips each hop carries follow the model: the jump
+host brings the device's login across the WAN, the head-end keeps SSH's on the LAN."""
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+from typing import Any
+
+import asyncssh
+import httpx
+import pytest
+import yaml
+
+from conftest import RESULTS_DIR, _run, _stamp
+
+FLEET_SIZE = 3
+WAN_MS = 30.0  # regional
+LAN_PROFILE = "campus"
+LAN_MS = 2.0
+COMMANDS = ("show version", "show running-config")
+JUMP_MODES = (
+    "jump/fresh-conn",
+    "jump/master-conn",
+    "jump/reuse-conn",
+    "jump/pty-fresh",
+    "jump/pty-reuse",
+)
+PROXY_MODES = ("proxy/fresh-ssh", "proxy/pooled-ssh", "proxy/keep-alive")
+
+
+def _inventory() -> list[dict[str, Any]]:
+    inventory_file = RESULTS_DIR / "relays-fleet.yaml"
+    listed = subprocess.run(
+        ["bench-runner", "inventory", "--output", str(inventory_file)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    targets: list[dict[str, Any]] = yaml.safe_load(inventory_file.read_text())["targets"]
+    assert len(targets) == FLEET_SIZE
+    return targets
+
+
+def _hostname(output: str) -> str:
+    match = re.search(r"^hostname (\S+)", output, re.MULTILINE)
+    assert match, output[:300]
+    return match.group(1)
+
+
+async def _through_jump_host(address: str) -> str:
+    async with (
+        asyncssh.connect(
+            os.environ["JUMP_HOST"],
+            username=os.environ["JUMP_USERNAME"],
+            password=os.environ["JUMP_PASSWORD"],
+            known_hosts=None,
+            client_keys=None,
+            agent_path=None,
+            config=[],
+        ) as jump,
+        asyncssh.connect(
+            address,
+            username=os.environ["DEVICE_USERNAME"],
+            password=os.environ["DEVICE_PASSWORD"],
+            known_hosts=None,
+            client_keys=None,
+            agent_path=None,
+            config=[],
+            tunnel=jump,
+        ) as device,
+    ):
+        result = await device.run("show running-config", check=True)
+        return str(result.stdout)
+
+
+def test_every_device_is_reached_through_the_jump_host_and_the_head_end() -> None:
+    with httpx.Client(
+        base_url=f"https://{os.environ['HEADEND_HOST']}",
+        auth=(os.environ["HEADEND_USERNAME"], os.environ["HEADEND_PASSWORD"]),
+        verify=False,
+        timeout=30,
+    ) as headend:
+        for target in _inventory():
+            assert _hostname(asyncio.run(_through_jump_host(target["host"]))) == target["name"]
+            for ssh in ("fresh", "pooled"):
+                answer = headend.post(
+                    f"/devices/{target['host']}/exec?ssh={ssh}",
+                    json={"commands": list(COMMANDS)},
+                )
+                assert answer.status_code == 200, answer.text
+                body = answer.json()
+                assert body["exit_statuses"] == [0, 0]
+                assert _hostname(body["outputs"][1]) == target["name"]
+                assert body["lan"]["round_trips"] >= 2 * len(COMMANDS)
+
+
+def test_the_jump_host_and_the_head_end_refuse_other_places() -> None:
+    with httpx.Client(
+        base_url=f"https://{os.environ['HEADEND_HOST']}",
+        auth=(os.environ["HEADEND_USERNAME"], os.environ["HEADEND_PASSWORD"]),
+        verify=False,
+        timeout=30,
+    ) as headend:
+        refused = headend.post("/devices/influxdb/exec", json={"commands": ["show version"]})
+        assert refused.status_code == 403, refused.text
+        unauthenticated = httpx.post(
+            f"https://{os.environ['HEADEND_HOST']}/devices/device/exec",
+            json={"commands": ["show version"]},
+            verify=False,
+            timeout=30,
+        )
+        assert unauthenticated.status_code == 401
+
+    async def forward_to_influxdb() -> None:
+        async with asyncssh.connect(
+            os.environ["JUMP_HOST"],
+            username=os.environ["JUMP_USERNAME"],
+            password=os.environ["JUMP_PASSWORD"],
+            known_hosts=None,
+            client_keys=None,
+            agent_path=None,
+            config=[],
+        ) as jump:
+            await jump.open_connection("influxdb", 8086)
+
+    with pytest.raises(asyncssh.ChannelOpenError):
+        asyncio.run(forward_to_influxdb())
+
+
+@pytest.fixture(scope="module")
+def relayed_fleet_run() -> tuple[str, list[dict[str, Any]]]:
+    """Every relayed mode with its floor client over the fleet, at regional behind campus."""
+    targets = _inventory()
+    run_id = f"relays-{_stamp()}"
+    proc = _run(
+        run_id,
+        *("--targets", str(RESULTS_DIR / "relays-fleet.yaml"), "--no-sinks"),
+        *("--profile", "regional", "--lan-profile", LAN_PROFILE),
+        *("--modes", ",".join(JUMP_MODES + PROXY_MODES)),
+        *("--commands", ";".join(COMMANDS), "--iterations", "3", "--warmup", "1"),
+    ).proc
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return run_id, targets
+
+
+def _results(run_id: str, target: dict[str, Any]) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(
+        (RESULTS_DIR / f"{run_id}-{target['name']}" / "results.json").read_text()
+    )
+    return document
+
+
+def test_each_device_is_measured_behind_both_hops_with_both_rtts_verified(
+    relayed_fleet_run: tuple[str, list[dict[str, Any]]],
+) -> None:
+    run_id, targets = relayed_fleet_run
+    for target in targets:
+        results = _results(run_id, target)
+        assert results["profile"]["name"] == "regional"
+        assert results["relay"]["lan_profile"]["name"] == LAN_PROFILE
+        assert results["target"]["host"] == target["host"]
+        assert {m["mode"] for m in results["modes"]} == set(JUMP_MODES + PROXY_MODES)
+        for mode in results["modes"]:
+            assert mode["ok"], mode["error_messages"]
+            wan, lan = mode["rtt_check"], mode["lan_rtt"]["rtt_check"]
+            assert wan["passed"], wan
+            assert lan["passed"], lan
+            assert abs(wan["added_rtt_ms"] - WAN_MS) <= wan["tolerance_ms"], wan
+            assert abs(lan["added_rtt_ms"] - LAN_MS) <= lan["tolerance_ms"], lan
+            assert mode["wire"]["available"], mode["wire"]
+            # Physics: no iteration can beat its WAN round trips at the WAN's RTT.
+            floor_ms = mode["min_round_trips"] * WAN_MS * 0.98
+            assert min(mode["samples_ms"]) >= floor_ms, (mode["mode"], mode["samples_ms"])
+
+
+def test_the_round_trips_of_each_hop_follow_the_model(
+    relayed_fleet_run: tuple[str, list[dict[str, Any]]],
+) -> None:
+    """Counted on the WAN by the runner's capture, on the LAN by the head-end: the jump host
+    carries the device's login across the WAN (a fresh pair of logins costs at least the
+    jump host's 3 more than a login through a kept jump connection, per command), while the
+    head-end keeps the WAN at the HTTP exchange whatever SSH does on the LAN, where a
+    pooled connection saves the login."""
+    run_id, targets = relayed_fleet_run
+    n = len(COMMANDS)
+    for target in targets:
+        modes = {m["mode"]: m for m in _results(run_id, target)["modes"]}
+        wan = {name: modes[name]["wire"]["p50"]["round_trips"] for name in modes}
+        for name, mode in modes.items():
+            assert wan[name] >= mode["min_round_trips"], (name, wan[name])
+        assert wan["jump/fresh-conn"] - wan["jump/master-conn"] >= 3 * n, wan
+        assert wan["jump/master-conn"] >= 4 * n, wan
+        assert wan["jump/reuse-conn"] < wan["jump/master-conn"], wan
+        assert wan["proxy/fresh-ssh"] == wan["proxy/pooled-ssh"], wan
+        assert wan["proxy/keep-alive"] < wan["proxy/pooled-ssh"], wan
+        lan = {name: modes[name]["lan_round_trips"] for name in PROXY_MODES}
+        assert all(counted is not None for counted in lan.values()), lan
+        for name in PROXY_MODES:
+            assert min(lan[name]["per_iteration"]) >= 2 * n, lan
+        assert lan["proxy/fresh-ssh"]["p50"] >= lan["proxy/pooled-ssh"]["p50"] + 3, lan
+        for name in JUMP_MODES:
+            assert modes[name]["lan_round_trips"] is None
