@@ -283,7 +283,7 @@ def plan_jobs(
         try:
             devices = [
                 (
-                    spec.target(),
+                    spec.target(inventory.relays),
                     TargetInfo(
                         host=spec.host,
                         ssh_port=spec.ssh_port,
@@ -306,9 +306,15 @@ def plan_jobs(
         on_lab = inventory is None or inventory.lab
         profiles = [LOCAL_PROFILE] if on_lab else [None]
     paths = _paths(select(request.plan).modes)
-    if True in paths:
+    if True in paths and (inventory is None or inventory.lab):
         relay = _lab_relay(settings)
         devices = [(replace(target, relay=relay), info, url) for target, info, url in devices]
+    elif True in paths:
+        unrelayed = [info.name or target.host for target, info, _ in devices if not target.relay]
+        if unrelayed:
+            raise UsageError(
+                f"the relayed modes need a relay for every target; none for {', '.join(unrelayed)}"
+            )
     jobs = []
     for profile in profiles:
         for target, info, metrics_url in devices:
@@ -346,6 +352,7 @@ def _lab_relay(settings: Settings) -> Relay:
         headend_https_port=settings.headend_https_port,
         headend_username=settings.headend_username,
         headend_password=settings.headend_password.get_secret_value(),
+        headend_h3_port=settings.headend_h3_port,
     )
 
 
@@ -547,6 +554,7 @@ def _relay_info(job: Job, lan_state: NetemState | None) -> RelayInfo | None:
         jump_port=relay.jump_port,
         headend=relay.headend_host,
         headend_https_port=relay.headend_https_port,
+        headend_h3_port=relay.headend_h3_port,
         lan_profile=_profile_info(job, lan_state),
     )
 

@@ -90,6 +90,8 @@ class RelayInfo(BaseModel):
     jump_port: int
     headend: str
     headend_https_port: int
+    headend_h3_port: int
+    """UDP."""
     lan_profile: ProfileInfo
 
 

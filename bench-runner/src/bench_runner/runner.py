@@ -15,13 +15,13 @@ from bench_runner import loss_model
 from bench_runner.alpn import AlpnReportingSession
 from bench_runner.modes import Mode, Session, Target
 from bench_runner.modes.base import (
+    QUIC,
     ClientRecovery,
     LanCountingSession,
     RecoveryReportingSession,
     SelfTimedSession,
     StreamRate,
     StreamRateSession,
-    Transport,
 )
 from bench_runner.phases import PhasedSession, summarize_phases
 from bench_runner.precision import StoppingRule, StopReason
@@ -186,6 +186,7 @@ async def verify_path(
         applies=plan.rtt_gate,
         reference_port=plan.relay_reference_port,
         jitter_ms=plan.configured_jitter_ms,
+        quic_port=wire_protocol(mode) is Protocol.UDP,
     )
     if plan.lan is None:
         return wan, None
@@ -475,7 +476,7 @@ def assemble(
             plan.configured_loss_pct,
             gate.verified_rtt_ms,
             [(record.wall_ms, record.wire) for record in succeeded if record.wire is not None],
-            quic=mode.transport is Transport.H3,
+            quic=mode.transport in QUIC,
         )
         if gate.verified_rtt_ms is not None
         else None,
@@ -587,7 +588,7 @@ def describe_failure(exc: BaseException, timeout_s: float) -> str:
 
 def wire_protocol(mode: Mode) -> Protocol:
     """What the mode's traffic travels on: UDP for HTTP/3 (QUIC), TCP for the rest."""
-    return Protocol.UDP if mode.transport is Transport.H3 else Protocol.TCP
+    return Protocol.UDP if mode.transport in QUIC else Protocol.TCP
 
 
 def wire_hosts(mode: Mode, target: Target) -> tuple[str, ...]:

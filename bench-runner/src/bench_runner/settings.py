@@ -32,6 +32,7 @@ class Settings(BaseSettings):
     jump_password: SecretStr | None = None
     headend_host: str = "headend"
     headend_https_port: int = 443
+    headend_h3_port: int = 443
     headend_username: str | None = None
     headend_password: SecretStr | None = None
     netem_wan_url: str = "http://jumphost:8181"

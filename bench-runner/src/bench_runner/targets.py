@@ -14,22 +14,80 @@ targets:
     username_env: EDGE_R1_USERNAME   # environment variable names; default DEVICE_USERNAME
     password_env: EDGE_R1_PASSWORD   # and DEVICE_PASSWORD
     metrics_url: null          # a device metrics endpoint, if it has one
+    relay: site-a              # reached through this site's jump host / head-end (below)
+relays:                        # optional: the relayed modes' ways in (docs/relays.md)
+  site-a:
+    jump_host: 198.18.10.5     # required
+    jump_port: 22              # default 22
+    jump_username_env: SITE_A_JUMP_USERNAME   # the jump host's own credentials
+    jump_password_env: SITE_A_JUMP_PASSWORD
+    headend: null              # a head-end's address, if the site has one (proxy modes)
+    headend_https_port: 443    # default 443 (and headend_h3_port, UDP, default 443)
+    headend_username_env: HEADEND_USERNAME    # its API's credentials (these are the defaults)
+    headend_password_env: HEADEND_PASSWORD
 ```
 
 Credentials never live in the file: only the names of the environment variables that hold
-them. ``lab: true`` marks the lab's own emulated devices (one device container's fleet): the
-run then drives netem's profile, under the lab's run lock, and verifies the RTT on each
-device; real devices' latency is whatever their network has.
+them; a relay's are its own, not the devices'. ``lab: true`` marks the lab's own emulated
+devices (one device container's fleet): the run then drives netem's profile, under the lab's
+run lock, and verifies the RTT on each device; real devices' latency is whatever their
+network has.
 """
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bench_runner.modes import Target
+from bench_runner.modes import Relay, Target
 from bench_runner.plan import PlanError
+
+
+def _secret(owner: str, names: tuple[str, ...]) -> list[str]:
+    """The values of the environment variables ``names``; PlanError naming those not set."""
+    missing = [name for name in names if not os.environ.get(name)]
+    if missing:
+        raise PlanError(f"{owner}: environment variable(s) {', '.join(missing)} not set")
+    return [os.environ[name] for name in names]
+
+
+class RelaySpec(BaseModel):
+    """A site's jump host and, optionally, its head-end."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    jump_host: str
+    jump_port: int = Field(default=22, ge=1, le=65535)
+    jump_username_env: str = "JUMP_USERNAME"
+    jump_password_env: str = "JUMP_PASSWORD"
+    headend: str | None = None
+    headend_https_port: int = Field(default=443, ge=1, le=65535)
+    headend_h3_port: int = Field(default=443, ge=1, le=65535)
+    headend_username_env: str = "HEADEND_USERNAME"
+    headend_password_env: str = "HEADEND_PASSWORD"
+
+    def relay(self, name: str) -> Relay:
+        username, password = _secret(
+            f"relay {name}", (self.jump_username_env, self.jump_password_env)
+        )
+        headend_username = headend_password = ""
+        if self.headend is not None:
+            headend_username, headend_password = _secret(
+                f"relay {name}", (self.headend_username_env, self.headend_password_env)
+            )
+        return Relay(
+            jump_host=self.jump_host,
+            jump_port=self.jump_port,
+            jump_username=username,
+            jump_password=password,
+            headend_host=self.headend or "",
+            headend_https_port=self.headend_https_port,
+            headend_username=headend_username,
+            headend_password=headend_password,
+            headend_h3_port=self.headend_h3_port,
+        )
 
 
 class TargetSpec(BaseModel):
@@ -49,15 +107,17 @@ class TargetSpec(BaseModel):
     username_env: str = "DEVICE_USERNAME"
     password_env: str = "DEVICE_PASSWORD"
     metrics_url: str | None = None
+    relay: str | None = None
+    """The name of the site (``relays``) whose jump host and head-end reach this device."""
 
-    def target(self) -> Target:
-        missing = [
-            name for name in (self.username_env, self.password_env) if not os.environ.get(name)
-        ]
-        if missing:
-            raise PlanError(
-                f"target {self.name}: environment variable(s) {', '.join(missing)} not set"
-            )
+    def target(self, relays: Mapping[str, RelaySpec] | None = None) -> Target:
+        username, password = _secret(f"target {self.name}", (self.username_env, self.password_env))
+        relay = None
+        if self.relay is not None:
+            spec = (relays or {}).get(self.relay)
+            if spec is None:
+                raise PlanError(f"target {self.name}: no relay {self.relay!r} under relays")
+            relay = spec.relay(self.relay)
         return Target(
             host=self.host,
             ssh_port=self.ssh_port,
@@ -66,8 +126,9 @@ class TargetSpec(BaseModel):
             h3_port=self.h3_port,
             gnmi_port=self.gnmi_port,
             gnmi_tls_verify=self.gnmi_tls_verify,
-            username=os.environ[self.username_env],
-            password=os.environ[self.password_env],
+            username=username,
+            password=password,
+            relay=relay,
         )
 
 
@@ -76,6 +137,7 @@ class Inventory(BaseModel):
 
     lab: bool = False
     targets: list[TargetSpec] = Field(min_length=1)
+    relays: dict[str, RelaySpec] = Field(default_factory=dict)
 
 
 CONTAINER_RESULTS = Path("/results")

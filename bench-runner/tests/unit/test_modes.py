@@ -119,6 +119,7 @@ def test_mode_identity() -> None:
         Transport.RESTCONF: {"httpx"},
         Transport.JUMP: {"asyncssh"},
         Transport.PROXY: {"httpx"},
+        Transport.PROXY_H3: {"quic-go"},
     }
     for mode in ALL_MODES:
         assert mode.name.startswith(mode.transport.value + "/")

@@ -15,12 +15,13 @@ from bench_runner.modes import MODES_BY_NAME, RELAYED_MODES, Relay, Target, Tran
 from bench_runner.modes.clients.headend_httpx import HeadendAnswer, exec_path, hop_phases
 from bench_runner.modes.clients.openssh_jump import master_proxy_command, proxy_command
 from bench_runner.netem import History, HistoryEvent
-from bench_runner.plan import Plan
+from bench_runner.plan import Plan, PlanError, load_plan
 from bench_runner.precision import StoppingRule
 from bench_runner.profile_guard import Disturbance, ProfileGuard, ProfileGuards
 from bench_runner.rtt_probe import RttProbe
 from bench_runner.runner import LanPlan, RunPlan, verify_path
 from bench_runner.settings import Settings
+from bench_runner.targets import load_inventory
 from bench_runner.validation import IterationError
 
 RELAY = Relay("jumphost", 22, "jump", "jump-secret", "headend", 443, "automation", "api-secret")
@@ -54,6 +55,14 @@ def test_relayed_modes_are_chosen_by_name_only() -> None:
         "paramiko",
         "openssh",
     }
+
+
+def test_all_with_relayed_modes_beside_it_has_both() -> None:
+    chosen = {mode.name for mode in select_modes(["all", "proxy/keep-alive"]).modes}
+    assert "proxy/keep-alive" in chosen
+    assert "ssh/pty-fresh" in chosen
+    nightly = {mode.name for mode in select_modes(load_plan("nightly").mode_names()).modes}
+    assert {"ssh/pty-fresh", "jump/fresh-conn", "jump/pty-fresh", "proxy/keep-alive"} <= nightly
 
 
 def _request(plan: Plan) -> RunRequest:
@@ -237,3 +246,39 @@ def test_several_netems_are_guarded_as_one() -> None:
     assert "generation 4 -> 5" in disturbance.reason
     assert guards.wait_until_applied(1.0) is None
     assert guards.check() is None
+
+
+def test_a_real_inventory_names_each_sites_relay_and_its_own_credentials(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inventory = tmp_path / "sites.yaml"
+    inventory.write_text(
+        """
+targets:
+  - {name: edge-r1, host: 10.1.0.1, relay: site-a}
+  - {name: edge-r2, host: 10.1.0.2}
+relays:
+  site-a: {jump_host: 10.1.0.254, jump_username_env: A_JUMP_USER, jump_password_env: A_JUMP_PASS}
+"""
+    )
+    for name, value in {
+        "DEVICE_USERNAME": "ops",
+        "DEVICE_PASSWORD": "device-secret",
+        "A_JUMP_USER": "bastion",
+        "A_JUMP_PASS": "bastion-secret",
+    }.items():
+        monkeypatch.setenv(name, value)
+    loaded = load_inventory(inventory)
+    relayed = loaded.targets[0].target(loaded.relays)
+    assert relayed.relay is not None
+    assert relayed.jump_login().username == "bastion"
+    assert relayed.jump_login().password == "bastion-secret"
+    assert relayed.password == "device-secret"
+    with pytest.raises(ValueError, match="no head-end"):
+        relayed.host_for(Transport.PROXY)
+    plan = Plan(modes=["jump/reuse-conn"])
+    with pytest.raises(UsageError, match="none for edge-r2"):
+        plan_jobs(_settings(), _request(plan), loaded, False)
+    monkeypatch.delenv("A_JUMP_PASS")
+    with pytest.raises(PlanError, match="relay site-a: environment variable"):
+        loaded.targets[0].target(loaded.relays)

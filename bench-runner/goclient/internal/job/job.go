@@ -28,6 +28,9 @@ type Job struct {
 	// NETCONF only: "1.0" or "1.1", and the size of each <get> reply.
 	Framing    string `json:"framing,omitempty"`
 	ReplyBytes int    `json:"reply_bytes,omitempty"`
+	// Head-end modes only: the device the head-end runs the commands on; the host, the
+	// port and the credentials' variables are then the head-end's.
+	Device string `json:"device,omitempty"`
 }
 
 // Credentials are the username and password the job's variables hold.

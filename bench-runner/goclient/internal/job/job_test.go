@@ -22,6 +22,15 @@ func TestParseValid(t *testing.T) {
 	}
 }
 
+func TestParseHeadendJob(t *testing.T) {
+	line := `{"host":"headend","port":443,"username_env":"U","password_env":"P",` +
+		`"paced":true,"timeout_s":1,"device":"198.18.100.129"}`
+	j, err := Parse([]byte(line))
+	if err != nil || j.Host != "headend" || j.Device != "198.18.100.129" {
+		t.Fatalf("parsed %+v, %v", j, err)
+	}
+}
+
 func TestParseRefuses(t *testing.T) {
 	cases := map[string]string{
 		"unknown field":      `{"host":"d","port":22,"username_env":"U","password_env":"P","paced":true,"timeout_s":1,"password":"x"}`,

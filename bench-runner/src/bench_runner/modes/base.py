@@ -24,9 +24,13 @@ class Transport(StrEnum):
     connection carries the device's (docs/relays.md)."""
     PROXY = "proxy"
     """HTTPS to the head-end, which runs the commands on the device over SSH."""
+    PROXY_H3 = "proxy-h3"
+    """HTTP/3 (QUIC) to the head-end's UDP port, which runs the commands over SSH."""
 
 
-RELAYED = frozenset({Transport.JUMP, Transport.PROXY})
+RELAYED = frozenset({Transport.JUMP, Transport.PROXY, Transport.PROXY_H3})
+QUIC = frozenset({Transport.H3, Transport.PROXY_H3})
+"""Transports over QUIC (UDP): their RTT probe, capture and loss model are QUIC's."""
 """Transports that reach the device through the remote site: across the WAN to the relay,
 across the LAN from there."""
 
@@ -44,6 +48,8 @@ class Relay:
     headend_https_port: int
     headend_username: str
     headend_password: str
+    headend_h3_port: int = 443
+    """UDP: HTTP/3 on the HTTPS port's number, as the head-end's Alt-Svc advertises it."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,13 @@ class Target:
             raise ValueError(f"{self.host} has no jump host or head-end in front of it")
         return self.relay
 
+    def headend(self) -> str:
+        """The head-end in front of the device; ValueError when its site has none."""
+        relay = self.via()
+        if not relay.headend_host:
+            raise ValueError(f"{self.host}: its site has a jump host but no head-end")
+        return relay.headend_host
+
     def jump_login(self) -> "Target":
         """The jump host as a login target: its address, SSH port and credentials."""
         relay = self.via()
@@ -87,8 +100,8 @@ class Target:
         """Where a transport's connections go: the device, or the relay in front of it."""
         if transport is Transport.JUMP:
             return self.via().jump_host
-        if transport is Transport.PROXY:
-            return self.via().headend_host
+        if transport in (Transport.PROXY, Transport.PROXY_H3):
+            return self.headend()
         return self.host
 
     def port(self, transport: Transport) -> int:
@@ -98,6 +111,8 @@ class Target:
             return self.via().jump_port
         if transport is Transport.PROXY:
             return self.via().headend_https_port
+        if transport is Transport.PROXY_H3:
+            return self.via().headend_h3_port
         ports = {
             Transport.SSH: self.ssh_port,
             Transport.HTTPS: self.https_port,

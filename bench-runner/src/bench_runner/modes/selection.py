@@ -38,9 +38,9 @@ class Selection:
 
 
 def select_modes(names: list[str] | None, clients_asked: list[str] | None = None) -> Selection:
-    """Measurements for mode ``names`` (all floor modes for ``["all"]``; the default six
-    when None) and ``clients_asked`` (``floor``, ``all`` or library names; default
-    ``floor``).
+    """Measurements for mode ``names`` (all floor modes for ``["all"]``, and the fleet or
+    relayed modes named beside ``all``; the default six when None) and ``clients_asked``
+    (``floor``, ``all`` or library names; default ``floor``).
 
     Order: modes as given, each with the floor client first, then the libraries in the
     order given. A requested library without an implementation of a mode of its transport
@@ -48,8 +48,9 @@ def select_modes(names: list[str] | None, clients_asked: list[str] | None = None
     """
     if names is None:
         mode_names = list(DEFAULT_MODE_NAMES)
-    elif names == ["all"]:
-        mode_names = list(MODE_NAMES)
+    elif "all" in names:
+        # ``all`` with modes it leaves out (fleet, relayed) named beside it: all of them.
+        mode_names = [*MODE_NAMES, *(name for name in names if name not in {"all", *MODE_NAMES})]
     else:
         mode_names = names
     unknown = [name for name in mode_names if name not in MODES_BY_NAME]

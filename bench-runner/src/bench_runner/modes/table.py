@@ -26,6 +26,7 @@ _TITLES = {
     Transport.RESTCONF: "RESTCONF",
     Transport.JUMP: "Through the jump host (docs/relays.md)",
     Transport.PROXY: "Through the head-end (docs/relays.md)",
+    Transport.PROXY_H3: "Through the head-end over HTTP/3 (docs/relays.md)",
 }
 
 

@@ -1,7 +1,9 @@
 // Package quicgo is the HTTP/3 modes with quic-go's HTTP/3 client (package http3) against
 // the device's API on its UDP port: GET /admin/exec/<command> (or every command in one
 // path) with HTTP Basic auth, on a QUIC connection per command (a full handshake, a resumed
-// one, or one carrying the request as 0-RTT early data) or on one kept connection.
+// one, or one carrying the request as 0-RTT early data) or on one kept connection; and
+// against the head-end's API on its UDP port: one POST of every command per iteration, on
+// a new connection or on one kept.
 package quicgo
 
 import (

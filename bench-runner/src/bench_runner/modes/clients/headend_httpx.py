@@ -33,7 +33,7 @@ def new_client(target: Target, *, keep_alive: bool) -> httpx.AsyncClient:
     relay = target.via()
     limits = httpx.Limits(max_keepalive_connections=None if keep_alive else 0)
     return httpx.AsyncClient(
-        base_url=f"https://{relay.headend_host}:{relay.headend_https_port}",
+        base_url=f"https://{target.headend()}:{relay.headend_https_port}",
         auth=httpx.BasicAuth(relay.headend_username, relay.headend_password),
         verify=tls13_context(),
         limits=limits,
