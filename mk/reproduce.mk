@@ -3,8 +3,10 @@
 # service, then the comparison tables beside the published figures.
 ##@ Reproductions
 # Which experiments `make reproduce` runs (each runs plan reproduce-<name>; parallel-ssh is a
-# Locust sweep, below).
-REPRODUCE ?= clibench,ssh-libraries,netconf,tunnel,parallel-ssh
+# Locust sweep, below). clibench-headend measures through the remote site's head-end (its
+# relayed jobs write <run-id>-<profile>-relayed beside the direct ones; docs/relays.md), which
+# the bench-runner service waits for like the device.
+REPRODUCE ?= clibench,ssh-libraries,netconf,tunnel,parallel-ssh,clibench-headend
 # ssh-libraries connects to up to this many devices of the lab's fleet (docs/fleet.md).
 REPRODUCE_FLEET_MIN := 10
 comma := ,
@@ -25,13 +27,13 @@ REPRODUCE_PSSH_SWEEP := --transport ssh-fresh,ssh-fresh-libssh2,ssh-reuse,ssh-re
 # ssh-libraries needs a fleet of at least $(REPRODUCE_FLEET_MIN) devices: DEVICE_FLEET_SIZE (the
 # environment's, else .env's, as compose reads it) is checked before anything runs, and the
 # mode itself fails with the same reason if the running device presents fewer.
-reproduce: .env ## Rerun the published benchmarks (REPRODUCE=clibench,ssh-libraries,netconf,tunnel,parallel-ssh; ssh-libraries needs DEVICE_FLEET_SIZE>=10), write results/reproduce-<time>/comparison.md
+reproduce: .env ## Rerun the published benchmarks (REPRODUCE=clibench,ssh-libraries,netconf,tunnel,parallel-ssh,clibench-headend; ssh-libraries needs DEVICE_FLEET_SIZE>=10), write results/reproduce-<time>/comparison.md
 	@if [[ ",$(REPRODUCE)," == *,ssh-libraries,* ]]; then \
 	  size=$${DEVICE_FLEET_SIZE:-$$(sed -n 's/^DEVICE_FLEET_SIZE=//p' .env | tail -n 1)}; \
 	  if [ "$${size:-1}" -lt $(REPRODUCE_FLEET_MIN) ] 2>/dev/null || ! [ "$${size:-1}" -eq "$${size:-1}" ] 2>/dev/null; then \
 	    echo "reproduce: ssh-libraries connects to up to $(REPRODUCE_FLEET_MIN) emulated devices;" \
 	      "DEVICE_FLEET_SIZE is $${size:-1}. Set DEVICE_FLEET_SIZE=$(REPRODUCE_FLEET_MIN) (or more) in .env and" \
-	      "make up (docs/fleet.md), or leave it out: REPRODUCE=clibench,netconf,tunnel" >&2; \
+	      "make up (docs/fleet.md), or leave it out: REPRODUCE=clibench,netconf,tunnel,clibench-headend" >&2; \
 	    exit 2; \
 	  fi; \
 	fi

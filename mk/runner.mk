@@ -3,7 +3,7 @@
 BENCH_PLAN ?= nightly
 RUNNER_TEST_IMAGE ?= transport-lab/bench-runner-test:dev
 
-.PHONY: bench-matrix bench-impairment bench-smoke bench-targets fleet-inventory bench-fleet runner-test-image test-runner docs-modes lint-runner \
+.PHONY: bench-matrix bench-relays bench-impairment bench-smoke bench-targets fleet-inventory bench-fleet runner-test-image test-runner docs-modes lint-runner \
 	test-sink-spool test-faults \
 	test-verdicts test-precision bench-verdicts
 
@@ -53,6 +53,11 @@ bench-matrix: .env ## Run a plan (BENCH_PLAN=nightly: every mode x client x prof
 # happened. NETEM_ENGINE stays exported while the run starts, or compose would recreate netem
 # as .env has it. The plan is packaged in the runner's image: build it first. The table is
 # written from whatever ran; the exit status is the run's, else the table's.
+bench-relays: .env ## Direct against through the jump host and the head-end (regional and continental WAN, campus LAN; ~10 min): docs/relays.md [ITERATIONS=n] [LAN_PROFILE=campus]
+	$(COMPOSE) --profile tools build bench-runner
+	$(COMPOSE) run --rm bench-runner run --plan relays --run-id relays-$$(date -u +%Y%m%dT%H%M%SZ) \
+	  $(if $(ITERATIONS),--iterations $(ITERATIONS)) $(if $(LAN_PROFILE),--lan-profile $(LAN_PROFILE))
+
 bench-impairment: .env ## Every transport's floor client under loss (regional 0-2 %, continental 0 and 1 %; ~2 h 40 min), then results/impairment-<time>/impairment.md [ITERATIONS=n] [MODES=...]
 	$(COMPOSE) --profile tools build bench-runner
 	run_id=impairment-$$(date -u +%Y%m%dT%H%M%SZ); status=0; \

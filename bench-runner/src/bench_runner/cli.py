@@ -585,8 +585,8 @@ def reproduce_tables(
     ] = None,
 ) -> None:
     """Tables of the lab's figures beside the published ones of the benchmarks it reproduces
-    (clibench, five SSH libraries, NETCONF clients, ssh-auto-forward): speedups and whether
-    the ranking holds."""
+    (clibench and its head-end, five SSH libraries, NETCONF clients, ssh-auto-forward):
+    speedups and whether the ranking holds."""
     experiments = [load_experiment(name) for name in EXPERIMENTS]
     path, count = _write_page(
         "reproduce-tables",

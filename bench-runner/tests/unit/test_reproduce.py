@@ -3,6 +3,7 @@ figures read from results documents and the comparison tables."""
 
 import json
 from datetime import UTC, datetime
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from bench_runner.cli import app
-from bench_runner.modes import ALL_MODES
+from bench_runner.modes import ALL_MODES, select_modes
 from bench_runner.phases import PhaseSummary
-from bench_runner.plan import BUILTIN_PLANS, load_plan
+from bench_runner.plan import BUILTIN_PLANS, Plan, load_plan, parse_plan
 from bench_runner.reproduce.figures import LabFigure, lab_figure, load_documents, metric_value
 from bench_runner.reproduce.published import (
     EXPERIMENTS,
@@ -26,6 +27,7 @@ from bench_runner.results import (
     LabInfo,
     ModeResult,
     ProfileInfo,
+    RelayInfo,
     RunnerInfo,
     RunResult,
     TargetInfo,
@@ -72,10 +74,32 @@ def mode_entry(
     )
 
 
+def profile_info(name: str, rtt_ms: float) -> ProfileInfo:
+    return ProfileInfo(
+        name=name,
+        rtt_ms=rtt_ms,
+        jitter_ms=0.0,
+        loss_pct=0.0,
+        rate_mbit=0.0,
+        source=None,
+        engine="nfq",
+        engine_reason=None,
+        applied_at=None,
+        readback=None,
+    )
+
+
 def run_document(
-    run_id: str, plan: str, profile: str, modes: list[ModeResult], rtt_ms: float = 0.0
+    run_id: str,
+    plan: str,
+    profile: str,
+    modes: list[ModeResult],
+    rtt_ms: float = 0.0,
+    *,
+    lan: tuple[str, float] | None = None,
 ) -> dict[str, Any]:
-    """A results.json document (schema of results.py) of a run of ``plan``."""
+    """A results.json document (schema of results.py) of a run of ``plan``; with ``lan``
+    (its profile and RTT), a relayed job's: ``profile`` is then the WAN hop's."""
     run = RunResult(
         run_id=run_id,
         started_at=STARTED,
@@ -84,31 +108,34 @@ def run_document(
         runner=RunnerInfo(version="0.1.0", python="3.11"),
         device={},
         target=TargetInfo(host="device", ssh_port=22, https_port=443),
-        profile=ProfileInfo(
-            name=profile,
-            rtt_ms=rtt_ms,
-            jitter_ms=0.0,
-            loss_pct=0.0,
-            rate_mbit=0.0,
-            source=None,
-            engine="nfq",
-            engine_reason=None,
-            applied_at=None,
-            readback=None,
-        ),
+        profile=profile_info(profile, rtt_ms),
         modes=modes,
         ok=True,
         plan=plan,
+        relay=None
+        if lan is None
+        else RelayInfo(
+            jump_host="jumphost",
+            jump_port=22,
+            headend="headend",
+            headend_https_port=443,
+            headend_h3_port=443,
+            lan_profile=profile_info(*lan),
+        ),
     )
     document: dict[str, Any] = json.loads(run.model_dump_json())
     return document
+
+
+ACCESSED = {"clibench-headend": "2026-11-28"}
+"""The day each publication was read, where it is not the seed reproductions' 2026-11-23."""
 
 
 @pytest.mark.parametrize("name", EXPERIMENTS)
 def test_published_data_is_cited_and_complete(name: str) -> None:
     experiment = load_experiment(name)
     assert experiment.source.url.startswith("https://")
-    assert experiment.source.accessed == "2026-11-23"
+    assert experiment.source.accessed == ACCESSED.get(name, "2026-11-23")
     assert experiment.differences
     assert experiment.conditions.keys() >= {"hardware", "device", "latency", "clients"}
 
@@ -122,7 +149,7 @@ def test_plans_measure_every_published_case(name: str) -> None:
     every profile and parameter value its figures name: a renamed client or a dropped
     profile would otherwise leave a published figure without its lab figure."""
     experiment = load_experiment(name)
-    assert experiment.plan in BUILTIN_PLANS
+    assert experiment.plan in BUILTIN_PLANS, f"plan.BUILTIN_PLANS does not list {experiment.plan}"
     plan = load_plan(experiment.plan)
     pairs = {(mode.name, mode.client) for mode in ALL_MODES}
     for subject in experiment.subjects:
@@ -324,6 +351,123 @@ def test_gnmi_subjects_that_time_another_operation_are_not_ranked() -> None:
         "descriptions written in one Set; clibench: five empty strings its server does not "
         "write |"
     ) in text
+
+
+def headend_plan() -> Plan:
+    """The head-end experiment's plan as packaged, read without plan.BUILTIN_PLANS (whose
+    listing of it test_plans_measure_every_published_case checks)."""
+    resource = files("bench_runner").joinpath("plans", "reproduce-clibench-headend.yaml")
+    return parse_plan(resource.read_text(encoding="utf-8"), "reproduce-clibench-headend")
+
+
+def test_the_headend_plan_is_clibenchs_setup() -> None:
+    """Every profile clibench published its proxy modes at that the lab has (not leo-remote),
+    campus on the LAN hop (clibench's backend leg: 1 ms each way), 20 iterations of five
+    ``show version``, and exactly the modes and clients the subjects need: direct SSH in one
+    job per profile, the head-end's six modes in another."""
+    experiment = load_experiment("clibench-headend")
+    plan = headend_plan()
+    assert plan.name == experiment.plan == "reproduce-clibench-headend"
+    assert plan.lan_profile == "campus"
+    assert (plan.iterations, plan.commands) == (20, ["show version"] * 5)
+    published = {str(figure.case["profile"]) for figure in experiment.figures}
+    assert set(plan.profiles) == published
+    assert "leo-remote" not in published
+    selection = select_modes(plan.mode_names(), plan.client_names())
+    assert not selection.not_applicable
+    measured = {(mode.name, mode.client, mode.relayed) for mode in selection.modes}
+    assert measured == {
+        ("ssh/pty-fresh", "asyncssh", False),
+        *((f"proxy/{op}", "httpx", True) for op in ("fresh-ssh", "pooled-ssh", "keep-alive")),
+        *((f"proxy-h3/{op}", "quic-go", True) for op in ("fresh-ssh", "pooled-ssh", "keep-alive")),
+    }
+    assert {(s.mode, s.client) for s in experiment.subjects} == {
+        (name, client) for name, client, _ in measured
+    }
+    reference = next(s for s in experiment.subjects if s.name == experiment.reference)
+    assert (reference.mode, reference.ranked) == ("ssh/pty-fresh", False)
+
+
+HEADEND_LAB = {
+    "proxy/fresh-ssh": 210.0,
+    "proxy/pooled-ssh": 170.0,
+    "proxy/keep-alive": 60.0,
+    "proxy-h3/fresh-ssh": 160.0,
+    "proxy-h3/pooled-ssh": 120.0,
+    "proxy-h3/keep-alive": 58.0,
+}
+
+
+def headend_runs(
+    tmp_path: Path, pty: float, relayed: dict[str, float] = HEADEND_LAB
+) -> list[dict[str, Any]]:
+    """A run of reproduce-clibench-headend at regional as the runner writes it: the direct
+    job (``<run-id>-regional``) and the relayed one (``<run-id>-regional-relayed``, regional
+    on the WAN hop, campus on the LAN hop), read back from a results directory."""
+    direct = [mode_entry("ssh/pty-fresh", "asyncssh", [pty], commands=5)]
+    through = [
+        mode_entry(mode, "quic-go" if mode.startswith("proxy-h3/") else "httpx", [ms], commands=5)
+        for mode, ms in relayed.items()
+    ]
+    plan = "reproduce-clibench-headend"
+    for document in (
+        run_document("rep-clibench-headend-regional", plan, "regional", direct, 30.0),
+        run_document(
+            "rep-clibench-headend-regional-relayed",
+            plan,
+            "regional",
+            through,
+            30.0,
+            lan=("campus", 2.0),
+        ),
+    ):
+        run_dir = tmp_path / document["run_id"]
+        run_dir.mkdir()
+        (run_dir / "results.json").write_text(json.dumps(document), encoding="utf-8")
+    return load_documents(tmp_path, ["rep-"])
+
+
+def test_headend_figures_from_the_direct_and_the_relayed_job(tmp_path: Path) -> None:
+    """The relayed job's head-end modes and the direct job's SSH stand in one table at the
+    profile (the WAN hop's), the speedups taken against clibench's direct SSH fresh-conn,
+    which the lab's ssh/pty-fresh stands beside unranked; the run lines say the LAN hop."""
+    experiment = load_experiment("clibench-headend")
+    runs = headend_runs(tmp_path, pty=600.0)
+    assert [run["run_id"] for run in runs] == [
+        "rep-clibench-headend-regional",
+        "rep-clibench-headend-regional-relayed",
+    ]
+    section = regional_section(experiment, runs)
+    rows = {row.subject.name: row for row in section.rows}
+    assert rows["SSH fresh-conn"].lab == LabFigure(600.0, "rep-clibench-headend-regional", "1.0")
+    keep_alive = rows["proxy keep-alive"]
+    assert keep_alive.lab is not None
+    assert keep_alive.lab.run_id == "rep-clibench-headend-regional-relayed"
+    assert keep_alive.lab_speedup == pytest.approx(10.0)
+    assert keep_alive.published_speedup == pytest.approx(502.6125 / 68.342)
+    assert rows["proxy h3-keep-alive"].lab_speedup == pytest.approx(600.0 / 58.0)
+    assert section.compared == 7  # the six head-end modes and SSH pty-fresh, not the reference
+    assert section.ranking_holds is True
+    text = comparison_markdown([experiment], runs, "make reproduce", "2026-11-28")
+    assert (
+        "- `rep-clibench-headend-regional-relayed`: profile `regional` (30 ms, engine nfq) on "
+        "the WAN hop to the remote site, `campus` (2 ms) on its LAN hop to the device, started"
+    ) in text
+    direct = "- `rep-clibench-headend-regional`: profile `regional` (30 ms, engine nfq), started"
+    assert direct in text
+    assert "| SSH fresh-conn | 600.0 (interval unknown) | 502.6 | 1.00x | 1.00x | asyncssh" in text
+    keep_alive_row = "| proxy keep-alive | 60.0 (interval unknown) | 68.3 | 10.00x | 7.35x | httpx"
+    assert keep_alive_row in text
+
+
+def test_a_headend_mode_behind_direct_ssh_breaks_the_ranking(tmp_path: Path) -> None:
+    """Direct SSH is ranked through clibench's pty-fresh (like for like), so a head-end mode
+    the lab measures slower than direct SSH is a reversal; the unranked reference is none."""
+    experiment = load_experiment("clibench-headend")
+    runs = headend_runs(tmp_path, pty=600.0, relayed={**HEADEND_LAB, "proxy/fresh-ssh": 700.0})
+    section = regional_section(experiment, runs)
+    assert section.ranking_holds is False
+    assert section.reversals == [("proxy fresh-ssh", "SSH pty-fresh")]
 
 
 def test_published_ties_are_not_reversals() -> None:

@@ -3,8 +3,9 @@ documents (results.json as parsed JSON, bench-runner/SCHEMA.md).
 
 A published figure is matched by the first ``modes[]`` entry, in the order the documents
 are given, of the subject's lab ``mode`` and ``client`` whose run and parameters fit the
-figure's case (``profile`` is the run's ``profile.name``; every other key a
-``parameters`` value, compared as text) and that was published with at least one sample.
+figure's case (``profile`` is the run's ``profile.name``, for a relayed job the WAN hop's:
+its LAN hop is the plan's ``lan_profile``; every other key a ``parameters`` value, compared as
+text) and that was published with at least one sample.
 Its metric is then computed from that entry:
 
 - ``p50_ms``: ``stats.p50_ms``;

@@ -20,7 +20,14 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-EXPERIMENTS = ("clibench", "ssh-libraries", "netconf", "tunnel", "parallel-ssh")
+EXPERIMENTS = (
+    "clibench",
+    "ssh-libraries",
+    "netconf",
+    "tunnel",
+    "parallel-ssh",
+    "clibench-headend",
+)
 
 Metric = Literal[
     "p50_ms",

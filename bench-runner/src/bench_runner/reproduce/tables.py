@@ -278,9 +278,22 @@ def _run_line(run: Document) -> str:
     profile = run["profile"]
     return (
         f"- `{run['run_id']}`: profile `{profile['name']}` ({profile['rtt_ms']:g} ms, engine "
-        f"{profile['engine']}), started {run['started_at']}, lab commit "
+        f"{profile['engine']}){_lan_hop(run)}, started {run['started_at']}, lab commit "
         f"{run['lab']['commit'] or 'unknown'}, "
         + ("every mode ok" if run["ok"] else "NOT every mode ok")
+    )
+
+
+def _lan_hop(run: Document) -> str:
+    """A relayed job's LAN hop (its ``relay.lan_profile``: the profile is then the WAN hop's,
+    docs/relays.md); nothing for a direct job."""
+    relay = run.get("relay")
+    if not relay:
+        return ""
+    lan = relay["lan_profile"]
+    return (
+        f" on the WAN hop to the remote site, `{lan['name']}` ({lan['rtt_ms']:g} ms) on its "
+        "LAN hop to the device"
     )
 
 

@@ -18,11 +18,9 @@ import httpx
 
 from bench_runner.alpn import AlpnLog
 from bench_runner.modes.base import Session, Target
-from bench_runner.modes.clients.device_api import REQUEST_TIMEOUT_S
-from bench_runner.modes.clients.httpx_api import note_alpn
+from bench_runner.modes.clients.httpx_api import https_client, note_alpn
 from bench_runner.modes.mode import Mode
 from bench_runner.phases import PhaseTimer
-from bench_runner.tls import tls13_context
 from bench_runner.validation import IterationError, failure_summary
 
 SshUse = Literal["fresh", "pooled"]
@@ -31,15 +29,10 @@ SshUse = Literal["fresh", "pooled"]
 def new_client(target: Target, *, keep_alive: bool) -> httpx.AsyncClient:
     """A client of the head-end's API, with the head-end's credentials (not the device's)."""
     relay = target.via()
-    limits = httpx.Limits(max_keepalive_connections=None if keep_alive else 0)
-    return httpx.AsyncClient(
-        base_url=f"https://{target.headend()}:{relay.headend_https_port}",
-        auth=httpx.BasicAuth(relay.headend_username, relay.headend_password),
-        verify=tls13_context(),
-        limits=limits,
-        headers=None if keep_alive else {"Connection": "close"},
-        timeout=REQUEST_TIMEOUT_S,
-        trust_env=False,  # lab traffic never goes through a proxy from the environment
+    return https_client(
+        f"https://{target.headend()}:{relay.headend_https_port}",
+        httpx.BasicAuth(relay.headend_username, relay.headend_password),
+        keep_alive=keep_alive,
     )
 
 

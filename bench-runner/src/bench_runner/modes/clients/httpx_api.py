@@ -29,11 +29,21 @@ from bench_runner.validation import IterationError, failure_summary
 
 
 def new_client(target: Target, *, keep_alive: bool) -> httpx.AsyncClient:
+    return https_client(
+        f"https://{target.host}:{target.https_port}",
+        httpx.BasicAuth(target.username, target.password),
+        keep_alive=keep_alive,
+    )
+
+
+def https_client(base_url: str, auth: httpx.Auth, *, keep_alive: bool) -> httpx.AsyncClient:
+    """TLS 1.3, the certificate not verified (the lab's are self-signed); a connection kept
+    across requests, or closed after each response (``Connection: close``)."""
     # max_keepalive_connections=0 makes the pool close each connection after its response.
     limits = httpx.Limits(max_keepalive_connections=None if keep_alive else 0)
     return httpx.AsyncClient(
-        base_url=f"https://{target.host}:{target.https_port}",
-        auth=httpx.BasicAuth(target.username, target.password),
+        base_url=base_url,
+        auth=auth,
         verify=tls13_context(),
         limits=limits,
         headers=None if keep_alive else {"Connection": "close"},

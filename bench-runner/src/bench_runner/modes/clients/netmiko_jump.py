@@ -6,11 +6,9 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
-from netmiko import ConnectHandler
-
 from bench_runner.modes.base import Session, Target
+from bench_runner.modes.clients.netmiko_ssh import run_commands
 from bench_runner.modes.clients.paramiko_jump import device_channel, open_jump
-from bench_runner.modes.clients.paramiko_ssh import LIBRARY_TIMEOUT_S
 from bench_runner.modes.mode import Mode
 from bench_runner.phases import PhaseTimer
 
@@ -27,29 +25,9 @@ class _NetmikoSession:
     def run_sync(self, commands: Sequence[str]) -> list[str]:
         jump = open_jump(self._target, self.phases)
         try:
-            with self.phases.measure("connect"):
-                connection = ConnectHandler(
-                    device_type="cisco_ios",
-                    host=self._target.host,
-                    port=self._target.ssh_port,
-                    username=self._target.username,
-                    password=self._target.password,
-                    use_keys=False,
-                    allow_agent=False,
-                    ssh_config_file=None,
-                    conn_timeout=LIBRARY_TIMEOUT_S,
-                    auth_timeout=LIBRARY_TIMEOUT_S,
-                    sock=device_channel(jump, self._target),
-                )
-            try:
-                with self.phases.measure("commands"):
-                    return [
-                        str(connection.send_command(command, read_timeout=LIBRARY_TIMEOUT_S))
-                        for command in commands
-                    ]
-            finally:
-                with self.phases.measure("close"):
-                    connection.disconnect()
+            return run_commands(
+                self._target, commands, self.phases, sock=device_channel(jump, self._target)
+            )
         finally:
             jump.close()
 

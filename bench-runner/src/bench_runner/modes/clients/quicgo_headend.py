@@ -34,7 +34,7 @@ def headend_login(target: Target) -> Target:
     (the program is given only these)."""
     relay = target.via()
     return Target(
-        host=relay.headend_host,
+        host=target.headend(),
         ssh_port=0,
         https_port=0,
         username=relay.headend_username,
@@ -70,8 +70,9 @@ class QuicGoHeadendSession(QuicGoSession):
         self._wall_ms = self._lan_round_trips = None
         # HTTP 200 checked there, the recovery and the connections noted.
         bodies = await super().run_iteration(commands)
-        if len(bodies) != 1 or self._wall_ms is None:
+        if len(bodies) != 1:
             raise GoClientError(f"{CLIENT}: {len(bodies)} answers to one POST")
+        assert self._wall_ms is not None  # step, which reported the bodies, set it
         answer = headend_answer(bodies[0])
         outputs = answer.checked(commands)
         for name, ms in hop_phases(self._wall_ms, answer).items():
