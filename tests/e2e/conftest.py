@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 
 from bench_runner.modes import MODE_NAMES
 from bench_runner.modes.catalog import FLOOR_CLIENTS as CATALOG_FLOOR_CLIENTS
@@ -207,6 +208,62 @@ def every_mode_sweep(smoke_regional_run: BenchRun) -> dict[str, BenchRun]:
         "1",
         name="e2e-every-mode",
     )
+
+
+def fleet_inventory(name: str) -> tuple[Path, dict[str, Any]]:
+    """`bench-runner inventory` of the test lab's fleet, written to ``<results>/<name>``:
+    the file, to pass as ``--targets``, and what it holds."""
+    inventory_file = RESULTS_DIR / name
+    listed = subprocess.run(
+        ["bench-runner", "inventory", "--output", str(inventory_file)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    inventory: dict[str, Any] = yaml.safe_load(inventory_file.read_text())
+    return inventory_file, inventory
+
+
+REMOTE_SITE_MODES = (
+    "ssh/fresh-conn",
+    "ssh/pty-fresh",
+    "https/batch-post",
+    "jump/fresh-conn",
+    "jump/pty-fresh",
+    "proxy/pooled-ssh",
+    "proxy/keep-alive",
+    "proxy-h3/keep-alive",
+)
+"""The same commands straight to the device, through the jump host and through the head-end:
+what the Remote sites dashboard and the report's remote-site chart compare."""
+
+
+def relayed_job(run: BenchRun) -> BenchRun:
+    """The job of ``run``'s relayed modes (``<run id>-relayed``: a run of direct and relayed
+    modes writes one results.json for each)."""
+    relayed_id = f"{run.run_id}-relayed"
+    results = json.loads((RESULTS_DIR / relayed_id / "results.json").read_text())
+    return BenchRun(run.profile, relayed_id, run.exit_code, run.output, results, None)
+
+
+@pytest.fixture(scope="session")
+def remote_site_runs(every_mode_sweep: dict[str, BenchRun]) -> tuple[BenchRun, BenchRun]:
+    """One run at regional (the WAN) behind campus (the LAN), published to the sinks: its
+    direct job and its relayed one."""
+    run = bench(
+        "regional",
+        "--modes",
+        ",".join(REMOTE_SITE_MODES),
+        "--commands",
+        "show version;show clock",
+        name="e2e-remote-site",
+        iterations=EVERY_MODE_ITERATIONS,
+        warmup=1,
+    )
+    assert run.exit_code == 0, run.output[-3000:]
+    return run, relayed_job(run)
 
 
 def influx_query(q: str) -> list[dict[str, Any]]:

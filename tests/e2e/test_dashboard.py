@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from conftest import BenchRun, bench, influx_query, prom_query
+from conftest import BenchRun, bench, influx_query, prom_query, relayed_job
 from grafana_templating import Selection, interpolate
 
 GRAFANA_DIR = Path("/grafana")
@@ -34,7 +34,8 @@ DASHBOARDS: dict[str, dict[str, Any]] = {
     if path.stem not in CHECKED_ELSEWHERE
 }
 # Which runs each dashboard is looked at with: the default plan (floor clients), the smoke
-# plan (every library), and the sweep of every mode with NETCONF framings x reply sizes.
+# plan (every library), the sweep of every mode with NETCONF framings x reply sizes, and a run
+# of direct and relayed modes (two jobs of one sweep).
 CONTEXTS: dict[str, tuple[str, ...]] = {
     "transport-comparison": ("regional_run", "smoke_run", "every_mode_regional"),
     "client-libraries": ("smoke_run",),
@@ -42,6 +43,7 @@ CONTEXTS: dict[str, tuple[str, ...]] = {
     "gnmi": ("every_mode_local", "every_mode_regional", "smoke_run"),
     "model-driven": ("every_mode_regional", "smoke_run"),
     "tunnels": ("every_mode_local", "every_mode_regional"),
+    "remote-sites": ("remote_site_run",),
     "latency-sweep": ("every_mode_regional",),
     "bad-links": ("lossy_run",),
     "resources": ("regional_run", "smoke_run"),
@@ -66,6 +68,7 @@ PRECISION_MODES = (
     "gnmi/stream",
     "tunnel/bulk",
     "tunnel/request",
+    "proxy/keep-alive",
 )
 PRECISION_CLIENTS = ("asyncssh", "httpx", "requests", "grpc-go")
 INTERVAL_LOW, INTERVAL_HIGH = " CI low", " CI high"
@@ -133,6 +136,12 @@ def every_mode_regional(every_mode_sweep: dict[str, BenchRun]) -> BenchRun:
     return every_mode_sweep["regional"]
 
 
+@pytest.fixture
+def remote_site_run(remote_site_runs: tuple[BenchRun, BenchRun]) -> BenchRun:
+    """The relayed job: the Remote sites dashboard lists only sweeps that have one."""
+    return remote_site_runs[1]
+
+
 def _tag_values(query: str) -> tuple[str, ...]:
     return tuple(
         dict.fromkeys(row[1] for series in influx_query(query) for row in series["values"])
@@ -172,8 +181,11 @@ def _cases() -> list[tuple[str, str]]:
 
 
 @pytest.fixture
-def sweep_runs(every_mode_sweep: dict[str, BenchRun]) -> list[BenchRun]:
-    return list(every_mode_sweep.values())
+def sweep_runs(
+    every_mode_sweep: dict[str, BenchRun], remote_site_runs: tuple[BenchRun, BenchRun]
+) -> list[BenchRun]:
+    """Runs of the sweeps: the every-mode sweep's profiles, the remote site's two jobs."""
+    return [*every_mode_sweep.values(), *remote_site_runs]
 
 
 def _panels(dashboard: dict[str, Any]) -> list[dict[str, Any]]:
@@ -267,8 +279,11 @@ def test_every_dashboard_is_looked_at() -> None:
 
 
 @pytest.fixture(scope="module")
-def precision_run(every_mode_sweep: dict[str, BenchRun]) -> BenchRun:
-    """After the shared runs (never beside them): every interval of every dashboard exists."""
+def precision_run(
+    every_mode_sweep: dict[str, BenchRun], remote_site_runs: tuple[BenchRun, BenchRun]
+) -> BenchRun:
+    """After the shared runs (never beside them): every interval of every dashboard exists.
+    Its relayed mode makes it two jobs: the direct one is returned, relayed_job finds the other."""
     run = bench(
         "local",
         "--modes",
@@ -333,7 +348,7 @@ def _shows_intervals(target: dict[str, Any]) -> bool:
 
 @pytest.mark.parametrize("name", sorted(set(DASHBOARDS) - WITHOUT_INTERVALS))
 def test_every_interval_is_shown(name: str, precision_run: BenchRun) -> None:
-    looked_at = view(name, precision_run, [precision_run])
+    looked_at = view(name, precision_run, [precision_run, relayed_job(precision_run)])
     checked = 0
     for panel in _panels(looked_at.dashboard):
         repeat = panel.get("repeat")

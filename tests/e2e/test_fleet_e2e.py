@@ -4,13 +4,11 @@ from the device, and a run over the inventory drives the profile and verifies th
 each device."""
 
 import json
-import subprocess
 from typing import Any
 
 import httpx
-import yaml
 
-from conftest import RESULTS_DIR, _run, _stamp
+from conftest import RESULTS_DIR, _run, _stamp, fleet_inventory
 
 FLEET_SIZE = 3
 NETEM_URL = "http://device:8181"
@@ -24,16 +22,7 @@ def test_netem_carries_every_fleet_address() -> None:
 
 
 def test_a_run_over_the_fleet_verifies_each_device() -> None:
-    inventory_file = RESULTS_DIR / "fleet.yaml"
-    listed = subprocess.run(
-        ["bench-runner", "inventory", "--output", str(inventory_file)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert listed.returncode == 0, listed.stdout + listed.stderr
-    inventory = yaml.safe_load(inventory_file.read_text())
+    inventory_file, inventory = fleet_inventory("fleet.yaml")
     assert inventory["lab"] is True
     names = [target["name"] for target in inventory["targets"]]
     assert names == [f"lab-r{k}" for k in range(1, FLEET_SIZE + 1)]

@@ -9,15 +9,13 @@ import asyncio
 import json
 import os
 import re
-import subprocess
 from typing import Any
 
 import asyncssh
 import httpx
 import pytest
-import yaml
 
-from conftest import RESULTS_DIR, _run, _stamp
+from conftest import RESULTS_DIR, _run, _stamp, fleet_inventory
 
 FLEET_SIZE = 3
 WAN_MS = 30.0  # regional
@@ -38,17 +36,11 @@ RELAYED_MODES = JUMP_MODES + HEADEND_MODES
 ITERATIONS, WARMUP = 3, 1
 
 
+INVENTORY = "relays-fleet.yaml"
+
+
 def _inventory() -> list[dict[str, Any]]:
-    inventory_file = RESULTS_DIR / "relays-fleet.yaml"
-    listed = subprocess.run(
-        ["bench-runner", "inventory", "--output", str(inventory_file)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert listed.returncode == 0, listed.stdout + listed.stderr
-    targets: list[dict[str, Any]] = yaml.safe_load(inventory_file.read_text())["targets"]
+    targets: list[dict[str, Any]] = fleet_inventory(INVENTORY)[1]["targets"]
     assert len(targets) == FLEET_SIZE
     return targets
 
@@ -139,7 +131,7 @@ def relayed_fleet_run() -> tuple[str, list[dict[str, Any]]]:
     run_id = f"relays-{_stamp()}"
     proc = _run(
         run_id,
-        *("--targets", str(RESULTS_DIR / "relays-fleet.yaml"), "--no-sinks"),
+        *("--targets", str(RESULTS_DIR / INVENTORY), "--no-sinks"),
         *("--profile", "regional", "--lan-profile", LAN_PROFILE),
         *("--modes", ",".join(RELAYED_MODES)),
         *("--commands", ";".join(COMMANDS)),

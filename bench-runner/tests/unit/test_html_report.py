@@ -390,3 +390,46 @@ def test_context_names_the_ssh_and_tls_software_on_both_sides(tmp_path: Path) ->
         "openssh OpenSSH_10.0p2 Debian-7, OpenSSL 3.5.4 30 Sep 2025",
     ):
         assert shown in host.group(1), shown
+
+
+def test_direct_jump_host_and_head_end_are_charted_per_wan_profile(tmp_path: Path) -> None:
+    """A run of direct and relayed modes is two jobs of one sweep: the remote-sites chart
+    puts each WAN profile's paths side by side, the LAN behind it named."""
+    relay = {
+        "jump_host": "jumphost", "jump_port": 22, "headend": "headend",
+        "headend_https_port": 443, "headend_h3_port": 443,
+        "lan_profile": {"name": "campus", "rtt_ms": 2.0, "jitter_ms": 0.0, "loss_pct": 0.0,
+                        "rate_mbit": 0.0, "engine": "nfq", "engine_reason": "test"},
+    }  # fmt: skip
+    for profile, rtt in (("regional", 30.0), ("continental", 70.0)):
+        scale = rtt / 30
+        run_doc(tmp_path, f"s-{profile}", profile, rtt, floor_modes(scale), sweep="s")
+        relayed = [
+            mode_doc("jump/pty-fresh", "asyncssh", [scale * v for v in (190, 195, 192, 199)]),
+            mode_doc("proxy/keep-alive", "httpx", [scale * v for v in (40, 41, 42, 40.5)]),
+            mode_doc("proxy-h3/keep-alive", "quic-go", [scale * v for v in (35, 36, 37, 35.5)]),
+        ]
+        path = run_doc(tmp_path, f"s-{profile}-relayed", profile, rtt, relayed, sweep="s")
+        document = json.loads((path / "results.json").read_text())
+        (path / "results.json").write_text(json.dumps({**document, "relay": relay}))
+    main = find_run(tmp_path, "s-regional-relayed")
+    [figure] = [
+        builder([(run.run_id, run) for run in sweep_runs(tmp_path, main)])
+        for builder in charts.RUN_CHARTS
+        if builder is charts.remote_sites
+    ]
+    paths = {(row["wan"], row["mode"]): row["path"] for row in figure.rows}
+    regional = "WAN regional (30 ms) · LAN campus (2 ms)"
+    assert paths[(regional, "ssh/pty-fresh")] == "direct"
+    assert paths[(regional, "jump/pty-fresh")] == "jump host"
+    assert paths[(regional, "proxy/keep-alive")] == "head-end (HTTPS)"
+    assert paths[(regional, "proxy-h3/keep-alive")] == "head-end (HTTP/3)"
+    assert {wan for wan, _ in paths} == {regional, "WAN continental (70 ms) · LAN campus (2 ms)"}
+    files = build_report(tmp_path, sweep_runs(tmp_path, main))
+    assert "remote-sites" in drawn(check_report(files.directory))
+    alone = build_report(tmp_path, [find_run(tmp_path, "s-regional")], output=tmp_path / "alone")
+    notes = {
+        chart["name"]: chart["note"]
+        for chart in json.loads((alone.directory / "report.json").read_text())["charts"]
+    }
+    assert notes["remote-sites"].startswith("no relayed mode")

@@ -11,8 +11,9 @@ import pytest
 
 from bench_runner.modes import Mode
 from bench_runner.modes.base import ClientRecovery, Relay, Target
+from bench_runner.modes.clients.headend_answer import HeadendAnswer
 from bench_runner.modes.clients.quicgo_h3 import GOCLIENT_H3_ENV
-from bench_runner.modes.clients.quicgo_headend import headend_answer, headend_login
+from bench_runner.modes.clients.quicgo_headend import headend_login
 from bench_runner.modes.registry import find
 from bench_runner.runner import run_iteration
 from bench_runner.validation import IterationError
@@ -43,9 +44,9 @@ def test_the_program_logs_in_to_the_head_end_not_the_device() -> None:
 
 def test_the_answer_must_be_json() -> None:
     with pytest.raises(IterationError, match=r"^head-end: the answer is not JSON"):
-        headend_answer("Bad Gateway")
+        HeadendAnswer.from_json("Bad Gateway")
     with pytest.raises(IterationError, match="not a JSON object"):
-        headend_answer("[]")
+        HeadendAnswer.from_json("[]")
 
 
 # --- the process, against a fake goclient-h3 ------------------------------------------------

@@ -12,7 +12,8 @@ import pytest
 from bench_runner import runner
 from bench_runner.lab_run import RunRequest, UsageError, plan_jobs
 from bench_runner.modes import MODES_BY_NAME, RELAYED_MODES, Relay, Target, Transport, select_modes
-from bench_runner.modes.clients.headend_httpx import HeadendAnswer, exec_path, hop_phases
+from bench_runner.modes.clients.headend_answer import HeadendAnswer, hop_phases
+from bench_runner.modes.clients.headend_httpx import exec_path
 from bench_runner.modes.clients.openssh_jump import master_proxy_command, proxy_command
 from bench_runner.netem import History, HistoryEvent
 from bench_runner.plan import Plan, PlanError, load_plan

@@ -34,13 +34,16 @@ from grafana_foundation_sdk.models.prometheus import PromQueryFormat as Promethe
 from grafana_foundation_sdk.models.xychart import SeriesMapping, XYShowMode
 
 from lab_dashboards.datasources import INFLUXDB, PROMETHEUS
-from lab_dashboards.influxql import Column, InfluxQuery, Select, differs, last, present
+from lab_dashboards.influxql import Column, InfluxQuery, Select, differs, last, present, raw
 from lab_dashboards.intervals import (
     INTERVAL_ENDS_REGEXP,
+    P50,
     XY_ENDS,
     band_overrides,
     bar_overrides,
     figures_with_interval,
+    point,
+    with_interval,
 )
 
 FULL, HALF, THIRD = 24, 12, 8
@@ -218,6 +221,28 @@ def xy_points(
     if figures_with_interval([column.name for column in select.columns]):
         panel.override_by_regexp(INTERVAL_ENDS_REGEXP, config(XY_ENDS))
     return panel
+
+
+def p50_against_rtt(
+    title: str, description: str, where: tuple[str, ...], *, rtt_name: str = "verified RTT"
+) -> xychart.Panel:
+    """Each series' p50, with its interval's ends, against the RTT the runner verified: one
+    line per series across the profiles of a sweep."""
+    return xy_points(
+        title,
+        description,
+        Select(
+            (raw(SummaryField.VERIFIED_RTT_MS, rtt_name), *with_interval(P50, "p50", point)),
+            Measurement.MODE_SUMMARY,
+            where,
+            (Tag.SERIES,),
+        ),
+        x_unit="ms",
+        y_unit="ms",
+        partition_by=(Tag.SERIES,),
+        width=FULL,
+        height=12,
+    )
 
 
 KEY_EXCHANGE_TAGS = (Tag.SERIES, Tag.SSH_KEX, Tag.TLS_GROUP)

@@ -111,6 +111,12 @@ def run(where: tuple[str, ...] = (matches(Tag.PROFILE, "profile"),)) -> QueryVar
     )
 
 
+def sweep(where: tuple[str, ...] = (), *, description: str) -> QueryVariable:
+    """One `bench-runner run` (its runs: a profile, a device, direct or relayed, each), newest
+    first."""
+    return choice("sweep", "Sweep", Tag.SWEEP, where, newest_first=True, description=description)
+
+
 RUN_SCOPE: tuple[str, ...] = (matches(Tag.PROFILE, "profile"), matches(Tag.RUN_ID, "run_id"))
 """Points of the selected run."""
 

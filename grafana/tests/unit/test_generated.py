@@ -39,6 +39,7 @@ def test_uids_are_the_stable_urls(dashboards_dir: Path) -> None:
         "gnmi",
         "model-driven",
         "tunnels",
+        "remote-sites",
         "resources",
         "nightly-trends",
         "load",

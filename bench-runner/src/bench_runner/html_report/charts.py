@@ -528,6 +528,62 @@ def tunnel(labelled: Labelled) -> Figure:
     return figure
 
 
+PATHS = {"jump": "jump host", "proxy": "head-end (HTTPS)", "proxy-h3": "head-end (HTTP/3)"}
+"""The relayed transports and the path each takes; any other transport goes direct."""
+
+
+def _site(run: Run) -> str:
+    """The WAN profile a run was measured at, and the LAN behind it when it was relayed."""
+    profile = run.document["profile"]
+    wan = f"WAN {run.profile} ({profile['rtt_ms']:g} ms)"
+    relay = run.document.get("relay")
+    if not relay:
+        return wan
+    lan = relay["lan_profile"]
+    return f"{wan} · LAN {lan['name']} ({lan['rtt_ms']:g} ms)"
+
+
+def remote_sites(labelled: Labelled) -> Figure:
+    figure = Figure(
+        "remote-sites",
+        "Direct, through a jump host, through a head-end",
+        "The same commands on the same device: p50 of one iteration straight from the runner, "
+        "through the jump host (the device's SSH inside the jump host's) and through the "
+        "head-end (one request carrying the commands, SSH on the LAN), with its 95 % interval; "
+        "one chart per WAN profile. Paths whose intervals overlap are within noise.",
+    )
+    runs = [run for _, run in labelled]
+    if not any(run.document.get("relay") for run in runs):
+        figure.note = "no relayed mode was measured (jump/*, proxy/*, proxy-h3/*)"
+        return figure
+    lans = {run.profile: _site(run) for run in runs if run.document.get("relay")}
+    rows = [
+        {**row, "path": PATHS.get(row["transport"], "direct"), "wan": lans[row["profile"]]}
+        for row in mode_rows([(run.profile, run) for run in runs], streams=False)
+        if row["profile"] in lans
+    ]
+    figure.rows = rows
+    order = sorted(
+        {row["series"] for row in rows},
+        key=lambda name: min(row["p50_ms"] for row in rows if row["series"] == name),
+    )
+    y = alt.Y("series:N", sort=order, title=None)
+    bars = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            x=alt.X("p50_ms:Q", title="ms per iteration (p50)"),
+            y=y,
+            color=alt.Color("path:N", title=None, legend=alt.Legend(orient="bottom")),
+            tooltip=[*TOOLTIP_P50, "path:N", "n:Q"],
+        )
+    )
+    figure.chart = _panels(
+        rows, "wan", lambda: alt.layer(bars, _error_bars("x", y=y)).properties(width=WIDTH), 1
+    )
+    return figure
+
+
 def _throughput_interval(throughput: float, row: Row) -> Row:
     """Payload over p50, at the ends of the p50's interval (a slower end, a lower rate);
     ``bar_*`` the error bar's ends (of no length without an interval)."""
@@ -837,6 +893,7 @@ RUN_CHARTS: tuple[Builder, ...] = (
     libraries,
     netconf,
     tunnel,
+    remote_sites,
     resources,
     time_accounting,
     phases,

@@ -80,11 +80,7 @@ def build() -> dict[str, Any]:
             time_from="now-30d",
         )
         .with_variable(
-            variables.choice(
-                "sweep",
-                "Sweep",
-                Tag.SWEEP,
-                newest_first=True,
+            variables.sweep(
                 description="the run id given to `bench-runner run` (impairment-<time> for "
                 "`make bench-impairment`; a single run is its own sweep)",
             )

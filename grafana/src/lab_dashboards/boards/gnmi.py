@@ -11,10 +11,10 @@ from lab_dashboards.board import dashboard, render
 from lab_dashboards.influxql import Column, Select, equals, last, matches, quoted, raw
 from lab_dashboards.intervals import P50, P95, point, units, with_interval
 from lab_dashboards.panels import (
-    FULL,
     HALF,
     STREAM_MODES,
     not_streams,
+    p50_against_rtt,
     prometheus_timeseries,
     series_bars,
     series_table,
@@ -48,12 +48,8 @@ def build() -> dict[str, Any]:
             "answers. Runs with the gNMI modes (the nightly, smoke and every-mode plans).",
         )
         .with_variable(
-            variables.choice(
-                "sweep",
-                "Sweep",
-                Tag.SWEEP,
+            variables.sweep(
                 (equals(Tag.TRANSPORT, "gnmi"),),
-                newest_first=True,
                 description="the run id given to `bench-runner run` (a single run is its own "
                 "sweep); only sweeps that measured gNMI",
             )
@@ -95,25 +91,12 @@ def build() -> dict[str, Any]:
             .max_per_row(2)
         )
         .with_panel(
-            xy_points(
+            p50_against_rtt(
                 "How does each gNMI mode's p50 grow with the RTT? (ms)",
                 "p50 against the verified RTT, one line per series across the profiles of the "
                 "sweep: the slope is the round trips an iteration waits for. The small points "
                 "above and below each p50 are the ends of its 95 % interval.",
-                Select(
-                    (
-                        raw(SummaryField.VERIFIED_RTT_MS, "verified RTT"),
-                        *with_interval(P50, "p50", point),
-                    ),
-                    Measurement.MODE_SUMMARY,
-                    REQUESTS,
-                    (Tag.SERIES,),
-                ),
-                x_unit="ms",
-                y_unit="ms",
-                partition_by=(Tag.SERIES,),
-                width=FULL,
-                height=12,
+                REQUESTS,
             )
         )
         .with_panel(

@@ -10,7 +10,7 @@ from lab_dashboards import variables
 from lab_dashboards.board import dashboard, render
 from lab_dashboards.influxql import Column, Select, last, matches, quoted, raw
 from lab_dashboards.intervals import P50, point, units, with_interval
-from lab_dashboards.panels import FULL, THIRD, series_table, xy_points
+from lab_dashboards.panels import THIRD, p50_against_rtt, series_table, xy_points
 
 UID = "latency-sweep"
 SWEEP = (matches(Tag.SWEEP, "sweep"),)
@@ -29,11 +29,7 @@ def build() -> dict[str, Any]:
             time_from="now-30d",
         )
         .with_variable(
-            variables.choice(
-                "sweep",
-                "Sweep",
-                Tag.SWEEP,
-                newest_first=True,
+            variables.sweep(
                 description="the run id given to `bench-runner run`; its runs are "
                 "<sweep>-<profile>",
             )
@@ -83,24 +79,11 @@ def build() -> dict[str, Any]:
         )
         .with_row(Row("Every series"))
         .with_panel(
-            xy_points(
+            p50_against_rtt(
                 "How does each series' p50 grow with the RTT?",
                 "p50 against the verified RTT, one line per series across the profiles of the "
                 "sweep, the ends of each p50's 95 % interval as small points above and below it.",
-                Select(
-                    (
-                        raw(SummaryField.VERIFIED_RTT_MS, "verified RTT"),
-                        *with_interval(P50, "p50", point),
-                    ),
-                    Measurement.MODE_SUMMARY,
-                    SCOPE,
-                    (Tag.SERIES,),
-                ),
-                x_unit="ms",
-                y_unit="ms",
-                partition_by=(Tag.SERIES,),
-                width=FULL,
-                height=12,
+                SCOPE,
             )
         )
         .with_panel(

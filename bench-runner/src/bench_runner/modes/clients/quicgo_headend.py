@@ -4,13 +4,12 @@ per iteration one ``POST /devices/<device>/exec?ssh=<fresh|pooled>`` with every 
 new QUIC connection (a full handshake) or on one kept.
 
 The program hands back the head-end's answer as it came (one body, with its HTTP status); it
-is read as the runner's HTTPS client of the head-end reads it (clients/headend_httpx.py): the
+is read as every client of the head-end reads it (clients/headend_answer.py): the
 outputs checked, the iteration's time split by hop, the LAN hop's round trips. What each
 connection negotiated and each iteration's loss recovery come from quic-go, as in the h3
 modes.
 """
 
-import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
@@ -23,10 +22,9 @@ from bench_runner.modes.clients.goclient_process import (
     job_for,
     running,
 )
-from bench_runner.modes.clients.headend_httpx import HeadendAnswer, hop_phases
+from bench_runner.modes.clients.headend_answer import HeadendAnswer, HopLedger
 from bench_runner.modes.clients.quicgo_h3 import CLIENT, QuicGoSession, goclient_h3_path
 from bench_runner.modes.mode import Mode
-from bench_runner.validation import IterationError
 
 
 def headend_login(target: Target) -> Target:
@@ -42,15 +40,6 @@ def headend_login(target: Target) -> Target:
     )
 
 
-def headend_answer(body: str) -> HeadendAnswer:
-    """The answer's JSON body; IterationError when it is not JSON."""
-    try:
-        parsed = json.loads(body)
-    except ValueError as exc:
-        raise IterationError(f"head-end: the answer is not JSON ({exc})") from exc
-    return HeadendAnswer(parsed)
-
-
 class QuicGoHeadendSession(QuicGoSession):
     """A ``proxy-h3/`` mode's session: the h3 session's connections, recovery and span, plus
     the head-end's outputs, the time by hop (the program reports no phases of its own) and the
@@ -59,7 +48,7 @@ class QuicGoHeadendSession(QuicGoSession):
     def __init__(self, process: GoClientProcess) -> None:
         super().__init__(process)
         self._wall_ms: float | None = None
-        self._lan_round_trips: int | None = None
+        self._ledger = HopLedger(self.phases)
 
     async def step(self, commands: Sequence[str]) -> IterationReport:
         report = await super().step(commands)
@@ -67,22 +56,17 @@ class QuicGoHeadendSession(QuicGoSession):
         return report
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
-        self._wall_ms = self._lan_round_trips = None
+        self._wall_ms = None
+        self._ledger.start()
         # HTTP 200 checked there, the recovery and the connections noted.
         bodies = await super().run_iteration(commands)
         if len(bodies) != 1:
             raise GoClientError(f"{CLIENT}: {len(bodies)} answers to one POST")
         assert self._wall_ms is not None  # step, which reported the bodies, set it
-        answer = headend_answer(bodies[0])
-        outputs = answer.checked(commands)
-        for name, ms in hop_phases(self._wall_ms, answer).items():
-            self.phases.add(name, ms / 1000.0)
-        self._lan_round_trips = answer.round_trips
-        return outputs
+        return self._ledger.read(HeadendAnswer.from_json(bodies[0]), self._wall_ms, commands)
 
     def take_lan_round_trips(self) -> int | None:
-        counted, self._lan_round_trips = self._lan_round_trips, None
-        return counted
+        return self._ledger.take_lan_round_trips()
 
 
 @asynccontextmanager
