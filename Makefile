@@ -118,9 +118,9 @@ replay: .env ## Deliver what the runner spooled while InfluxDB or the Pushgatewa
 
 ##@ Tests and lint
 
-test: lint test-compose test-docs test-go test-headend fuzz-short test-prometheus test-alertmanager test-dashboards test-runner test-goclient test-load-unit test-k8s test-netem test-device test-netem-tc check-netem-restart test-e2e ## Every test: lint, unit, integration, and end to end on one isolated copy of the lab (CONTRIBUTING.md)
+test: lint test-compose test-docs test-go test-headend fuzz-short test-prometheus test-alertmanager test-dashboards test-runner test-fleet-tools test-goclient test-load-unit test-k8s test-netem test-device test-netem-tc check-netem-restart test-e2e ## Every test: lint, unit, integration, and end to end on one isolated copy of the lab (CONTRIBUTING.md)
 
-lint: lint-go lint-headend lint-goclient lint-netem lint-runner lint-dashboards lint-load lint-alertmanager lint-shell ## Every gate: ruff and mypy --strict, go vet, staticcheck and gofmt, shellcheck, amtool
+lint: lint-go lint-headend lint-goclient lint-netem lint-runner lint-fleet-tools lint-dashboards lint-load lint-alertmanager lint-shell ## Every gate: ruff and mypy --strict, go vet, staticcheck and gofmt, shellcheck, amtool
 
 SHELLCHECK_IMAGE ?= transport-lab/shellcheck:dev
 

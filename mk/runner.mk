@@ -58,6 +58,15 @@ bench-relays: .env ## Direct against through the jump host and the head-end (reg
 	$(COMPOSE) run --rm bench-runner run --plan relays --run-id relays-$$(date -u +%Y%m%dT%H%M%SZ) \
 	  $(if $(ITERATIONS),--iterations $(ITERATIONS)) $(if $(LAN_PROFILE),--lan-profile $(LAN_PROFILE))
 
+fleet-job: .env ## Nornir or Ansible across the fleet (docs/fleet-jobs.md): make fleet-job TOOL=nornir CONNECTION=netmiko [OPERATION=show] [DEVICES=3] [WORKERS=3] [PROFILE=regional] [SSH_TYPE=libssh] [PERSISTENT=no] [COMMANDS="show version;show clock"]
+	$(COMPOSE) --profile tools build bench-runner
+	$(COMPOSE) run --rm bench-runner fleet-job --tool $(or $(TOOL),nornir) \
+	  --connection $(or $(CONNECTION),$(if $(filter ansible,$(TOOL)),network_cli,netmiko)) \
+	  --operation $(or $(OPERATION),show) --devices $(or $(DEVICES),3) --workers $(if $(filter-out 0,$(WORKERS)),$(WORKERS),3) \
+	  --profile $(or $(PROFILE),regional) $(if $(SSH_TYPE),--ssh-type $(SSH_TYPE)) \
+	  $(if $(filter no,$(PERSISTENT)),--no-persistent) $(if $(COMMANDS),--commands "$(COMMANDS)") \
+	  --run-id fleet-$(or $(TOOL),nornir)-$$(date -u +%Y%m%dT%H%M%SZ)
+
 bench-impairment: .env ## Every transport's floor client under loss (regional 0-2 %, continental 0 and 1 %; ~2 h 40 min), then results/impairment-<time>/impairment.md [ITERATIONS=n] [MODES=...]
 	$(COMPOSE) --profile tools build bench-runner
 	run_id=impairment-$$(date -u +%Y%m%dT%H%M%SZ); status=0; \

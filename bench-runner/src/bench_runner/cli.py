@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, get_args, get_type_hints
+from typing import Annotated, Any, cast, get_args, get_type_hints
 
 import httpx
 import typer
@@ -23,6 +23,7 @@ from bench_runner.console import (
     ConsolePresenter,
     console,
     err_console,
+    fleet_job_table,
     modes_table,
     print_deliveries,
     profiles_table,
@@ -31,6 +32,8 @@ from bench_runner.console import (
 )
 from bench_runner.crypto_sweep import NotACryptoSweepError, sweep_markdown
 from bench_runner.fleet import FleetError, fetch_fleet, inventory_yaml
+from bench_runner.fleet_job.job import DEFAULT_COMMANDS, FleetJob, FleetJobError, SshType, Tool
+from bench_runner.fleet_job.run import FleetJobRequest, run_fleet_job
 from bench_runner.html_report import ReportFiles, build_comparison, build_report
 from bench_runner.html_report import runs as report_runs
 from bench_runner.html_report.compare import changes as compare_changes
@@ -422,6 +425,86 @@ def inventory(
         f"{len(listing.devices)} emulated device(s) in {settings.shown_path(path)}; "
         f"measure them with: run --targets {path}"
     )
+
+
+@app.command(name="fleet-job")
+def fleet_job(
+    tool: Annotated[str, typer.Option(help="nornir or ansible")],
+    connection: Annotated[
+        str,
+        typer.Option(
+            help="nornir: netmiko, scrapli or ncclient; ansible: network_cli, netconf or uri"
+        ),
+    ],
+    operation: Annotated[
+        str,
+        typer.Option(
+            help="show, config (netmiko, scrapli, network_cli), facts (network_cli), "
+            "netconf_get (ncclient, netconf), api_get (uri)"
+        ),
+    ] = "show",
+    devices: Annotated[int, typer.Option(min=1, help="how many of the fleet's devices")] = 3,
+    workers: Annotated[int, typer.Option(min=1, help="Nornir's num_workers, Ansible's forks")] = 3,
+    profile: Annotated[str, typer.Option(help="netem profile")] = "regional",
+    ssh_type: Annotated[
+        str | None, typer.Option(help="network_cli's SSH library: paramiko or libssh (default)")
+    ] = None,
+    persistent: Annotated[
+        bool,
+        typer.Option(
+            help="network_cli: keep each device's connection across tasks (Ansible's "
+            "default); --no-persistent resets it after every task"
+        ),
+    ] = True,
+    commands: Annotated[
+        str | None,
+        typer.Option(
+            help="show: the commands, ';'-separated (Ansible: a task each); default 'show version'"
+        ),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option(min=1.0, help="seconds per device and operation")
+    ] = 60.0,
+    run_id: Annotated[str | None, typer.Option(help="default: a new one")] = None,
+    no_sinks: Annotated[bool, typer.Option(help="write the results file only")] = False,
+    wait_for_lab: Annotated[
+        float, typer.Option(min=0.0, help="seconds to wait for another run to free the lab")
+    ] = 0.0,
+) -> None:
+    """Run Nornir or Ansible across the lab's fleet as operators do (docs/fleet-jobs.md): one
+    job, timed whole and per device, beside the model ceil(devices/workers) x per-device time."""
+    try:
+        job = FleetJob(
+            tool=cast(Tool, tool),
+            connection=connection,
+            operation=operation,
+            devices=devices,
+            workers=workers,
+            ssh_type=cast(SshType | None, ssh_type),
+            persistent=persistent,
+            commands=tuple(_split(commands, ";") or DEFAULT_COMMANDS),
+        )
+    except FleetJobError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from exc
+    if ssh_type not in (None, "paramiko", "libssh"):
+        raise _fail(f"--ssh-type is paramiko or libssh, not {ssh_type!r}", EXIT_USAGE)
+    request = FleetJobRequest(
+        job=job,
+        profile=profile,
+        run_id=run_id or new_run_id(datetime.now(UTC)),
+        timeout_s=timeout,
+        publish=not no_sinks,
+        wait_for_lab_s=wait_for_lab,
+    )
+    settings = Settings()
+    try:
+        result = run_fleet_job(settings, request, ConsolePresenter(settings.shown_path))
+    except RunError as exc:
+        raise _fail(str(exc), EXIT_CODES[type(exc)]) from exc
+    console.print(fleet_job_table(result))
+    if not result.ok:
+        err_console.print(f"[red]{result.error}")
+        raise typer.Exit(EXIT_MODE_FAILED)
 
 
 @app.command()

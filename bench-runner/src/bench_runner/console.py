@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from bench_runner.fleet_job.results import FleetJobResult
 from bench_runner.influx_schema import Tag
 from bench_runner.modes import Mode
 from bench_runner.netem import NetemProfile
@@ -351,6 +352,44 @@ def runs_table(runs: Sequence[RunFigures]) -> Table:
             "-" if run.counted_bound_s is None else f"{run.counted_bound_s:.1f}",
             "-" if counted_ratio is None else f"{counted_ratio:.2f}",
         )
+    return table
+
+
+def fleet_job_table(result: FleetJobResult) -> Table:
+    """A fleet job step: its wall time beside the model, each device's own time."""
+    stats, model = result.per_device, result.model
+    title = (
+        f"{result.label} · {result.devices} devices · {result.workers} workers · "
+        f"{result.profile.name}"
+    )
+    table = Table(title=title)
+    for column in ("figure", "value"):
+        table.add_column(column)
+    table.add_row("job wall time (s)", _seconds(result.wall_s))
+    if model is not None and model.predicted_wall_s is not None:
+        predicted = _seconds(model.predicted_wall_s)
+        if model.predicted_low_s is not None and model.predicted_high_s is not None:
+            predicted += f" [{model.predicted_low_s:.2f}-{model.predicted_high_s:.2f}]"
+        table.add_row(
+            f"model (s): {model.rounds} rounds x per-device p50",
+            f"{predicted} ({model.verdict}, {model.error_pct:+.1f} %)",
+        )
+    if stats is not None:
+        table.add_row(
+            "per device p50 (ms) [95 % CI]",
+            f"{_ms(stats.p50_ms)} {_interval(stats.p50_ci_low_ms, stats.p50_ci_high_ms)}",
+        )
+        table.add_row(
+            "per device p95 (ms) [95 % CI]",
+            f"{_ms(stats.p95_ms)} {_interval(stats.p95_ci_low_ms, stats.p95_ci_high_ms)}",
+        )
+    if result.client is not None:
+        table.add_row("client CPU (s)", _seconds(result.client.cpu_s))
+        table.add_row("client memory peak", f"{result.client.max_rss_bytes / 2**20:.0f} MiB")
+    device_cpu = result.device_resources.device_cpu_s if result.device_resources else None
+    table.add_row("device CPU (s)", _seconds(device_cpu))
+    failed = [host.name for host in result.hosts if not host.ok]
+    table.add_row("devices failed", ", ".join(failed) or "none")
     return table
 
 

@@ -28,6 +28,8 @@ class Measurement:
     """One point per second of a load run: users and resources."""
     LOAD_STEP = "load_step"
     """One point per step of a load sweep, after its ramp-up."""
+    FLEET_JOB = "fleet_job"
+    """One point per fleet job step (Nornir, Ansible), when it ended."""
 
 
 class Tag:
@@ -62,6 +64,11 @@ class Tag:
     KIND = "kind"
     DEVICES = "devices"
     STEP = "step"
+    TOOL = "tool"
+    CONNECTION = "connection"
+    OPERATION = "operation"
+    SSH_TYPE = "ssh_type"
+    PERSISTENT = "persistent"
     SSH_KEX = "ssh_kex"
     """The SSH key exchange algorithm."""
     SSH_HOST_KEY = "ssh_host_key"
@@ -96,6 +103,18 @@ SERIES_TAGS = (Tag.MODE, Tag.TRANSPORT, Tag.CLIENT, Tag.CLIENT_VERSION, Tag.SERI
 PARAMETER_TAGS = (Tag.FRAMING, Tag.REPLY_BYTES, Tag.BULK_SIZE, Tag.HOSTS, Tag.REPEATS, Tag.ENCODING)
 """The modes' ``parameters``, each a tag of its own name."""
 LOAD_RUN_TAGS = (Tag.RUN_ID, Tag.KIND, Tag.PROFILE, Tag.DEVICES)
+FLEET_JOB_TAGS = (
+    Tag.TOOL,
+    Tag.CONNECTION,
+    Tag.OPERATION,
+    Tag.TRANSPORT,
+    Tag.SSH_TYPE,
+    Tag.PERSISTENT,
+    Tag.CLIENT_VERSION,
+    Tag.SERIES,
+)
+"""What a fleet job step's point adds to ``RUN_TAGS``: its tool and how it was run; the
+series is the step's label, the client version the tool's."""
 SSH_HANDSHAKE_TAGS = (
     Tag.SSH_KEX,
     Tag.SSH_HOST_KEY,
@@ -296,6 +315,32 @@ class LoadStepField:
     KNEE = "knee"
 
 
+class FleetJobField:
+    """Fields of ``fleet_job``: the step's size, its wall time against the model, the
+    per-device time with its intervals, what the client and the device spent."""
+
+    DEVICES = "devices"
+    WORKERS = "workers"
+    WALL_S = "wall_s"
+    PREDICTED_WALL_S = "predicted_wall_s"
+    PREDICTED_LOW_S = "predicted_low_s"
+    PREDICTED_HIGH_S = "predicted_high_s"
+    MODEL_ERROR_PCT = "model_error_pct"
+    PER_DEVICE_P50_MS = "per_device_p50_ms"
+    PER_DEVICE_P50_CI_LOW_MS = "per_device_p50_ci_low_ms"
+    PER_DEVICE_P50_CI_HIGH_MS = "per_device_p50_ci_high_ms"
+    PER_DEVICE_P95_MS = "per_device_p95_ms"
+    PER_DEVICE_P95_CI_LOW_MS = "per_device_p95_ci_low_ms"
+    PER_DEVICE_P95_CI_HIGH_MS = "per_device_p95_ci_high_ms"
+    CLIENT_CPU_S = "client_cpu_s"
+    CLIENT_RSS_PEAK_BYTES = "client_rss_peak_bytes"
+    DEVICE_CPU_S = "device_cpu_s"
+    DEVICE_MEMORY_PEAK_BYTES = "device_memory_peak_bytes"
+    CONFIGURED_RTT_MS = "configured_rtt_ms"
+    VERIFIED_RTT_MS = "verified_rtt_ms"
+    """The median of the devices' verified RTTs."""
+
+
 LOAD_STEP_FIGURES = (
     LoadStepField.USERS,
     LoadStepField.WINDOW_S,
@@ -392,6 +437,7 @@ def field_names(
         Measurement.LOAD: LoadField,
         Measurement.LOAD_RESOURCES: LoadResourcesField,
         Measurement.LOAD_STEP: LoadStepField,
+        Measurement.FLEET_JOB: FleetJobField,
     }
     if measurement not in fixed:
         raise ValueError(f"no measurement {measurement!r} in the lab's schema")

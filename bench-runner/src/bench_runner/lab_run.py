@@ -206,12 +206,14 @@ def run(settings: Settings, request: RunRequest, presenter: Presenter) -> RunOut
         raise UsageError("NETEM_WAN_URL is empty: the relayed modes need the remote site's netem")
     with ExitStack() as held:
         lab = held.enter_context(
-            _held_lab(settings.netem_url, request, jobs[0].sweep, sets_profile, presenter)
+            held_lab(
+                settings.netem_url, request.wait_for_lab_s, jobs[0].sweep, sets_profile, presenter
+            )
         )
         wan = held.enter_context(
-            _held_lab(
+            held_lab(
                 settings.netem_wan_url,
-                request,
+                request.wait_for_lab_s,
                 jobs[0].sweep,
                 sets_profile and relayed,
                 presenter,
@@ -222,11 +224,11 @@ def run(settings: Settings, request: RunRequest, presenter: Presenter) -> RunOut
             result = _run_job(settings, request, job, selection, lab, wan, references, presenter)
             references.update(local_references(result))
             results.append(result)
-        for held_lab in (lab, wan):
-            if held_lab is not None and held_lab.lock.lost is not None:
+        for netem_held in (lab, wan):
+            if netem_held is not None and netem_held.lock.lost is not None:
                 presenter.error(
-                    f"the run lock of netem at {held_lab.url} was lost while this run "
-                    f"measured: {held_lab.lock.lost}"
+                    f"the run lock of netem at {netem_held.url} was lost while this run "
+                    f"measured: {netem_held.lock.lost}"
                 )
                 return RunOutcome([])
     return RunOutcome(results)
@@ -372,9 +374,9 @@ def _lab_target(settings: Settings) -> Target:
 
 
 @contextmanager
-def _held_lab(
+def held_lab(
     netem_url: str,
-    request: RunRequest,
+    wait_for_lab_s: float,
     sweep: str,
     sets_profile: bool,
     presenter: Presenter,
@@ -390,7 +392,7 @@ def _held_lab(
     lock = LabLock(
         lambda: NetemClient(netem_url),
         run_owner(sweep),
-        wait_s=request.wait_for_lab_s,
+        wait_s=wait_for_lab_s,
         on_wait=lambda holder: presenter.warn(f"waiting for the lab: {holder}"),
     )
     try:
@@ -559,24 +561,29 @@ def _relay_info(job: Job, lan_state: NetemState | None) -> RelayInfo | None:
     )
 
 
+def applied_profile(state: NetemState) -> ProfileInfo:
+    """The profile netem applied, as results record it."""
+    profile = state.profile
+    return ProfileInfo(
+        name=profile.name,
+        rtt_ms=profile.rtt_ms,
+        jitter_ms=profile.jitter_ms,
+        keep_order=profile.keep_order,
+        loss_pct=profile.loss_pct,
+        rate_mbit=profile.rate_mbit,
+        source=profile.source,
+        engine=state.engine,
+        engine_reason=state.engine_reason,
+        applied_at=state.applied_at,
+        readback=state.readback,
+    )
+
+
 def _profile_info(job: Job, state: NetemState | None) -> ProfileInfo:
     """The job's profile: the one netem applied (``state``), or none at all: a real target's
     network, or the lab measured with ``--netem none``."""
     if state is not None:
-        profile = state.profile
-        return ProfileInfo(
-            name=profile.name,
-            rtt_ms=profile.rtt_ms,
-            jitter_ms=profile.jitter_ms,
-            keep_order=profile.keep_order,
-            loss_pct=profile.loss_pct,
-            rate_mbit=profile.rate_mbit,
-            source=profile.source,
-            engine=state.engine,
-            engine_reason=state.engine_reason,
-            applied_at=state.applied_at,
-            readback=state.readback,
-        )
+        return applied_profile(state)
     if job.profile is None:
         target = job.target_info.name or job.target.host
         name, reason = (

@@ -63,6 +63,7 @@ EXAMPLE_PORTS = {
 OUTPUT_FILES = {
     "browser-screenshot.png",
     "comparison.md",
+    "fleet-job.json",
     "fleet.yaml",
     "index.html",
     "iterations.csv",

@@ -1,0 +1,75 @@
+"""A fleet job step to InfluxDB: one ``fleet_job`` point (influx_schema.py), spooled when
+InfluxDB refuses it, as a run's points are."""
+
+import statistics
+
+from bench_runner.fleet_job.results import FleetJobResult
+from bench_runner.influx_schema import FleetJobField, Measurement, Tag
+from bench_runner.settings import Settings
+from bench_runner.sinks.delivery import Delivery
+from bench_runner.sinks.influx import deliver_lines, epoch_ns
+from bench_runner.sinks.line_protocol import FieldValue, Point, format_points
+from bench_runner.sinks.publish import influx_writer
+from bench_runner.sinks.spool import Spool
+
+TOOL_DISTRIBUTIONS = {"nornir": "nornir", "ansible": "ansible-core"}
+"""The distribution whose version is the step's ``client_version``."""
+
+
+def fleet_job_point(result: FleetJobResult) -> Point:
+    tags = {
+        Tag.RUN_ID: result.run_id,
+        Tag.SWEEP: result.run_id,
+        Tag.PROFILE: result.profile.name,
+        Tag.ENGINE: result.profile.engine,
+        Tag.TOOL: result.tool,
+        Tag.CONNECTION: result.connection,
+        Tag.OPERATION: result.operation,
+        Tag.TRANSPORT: result.transport,
+        Tag.SSH_TYPE: result.ssh_type or "",
+        Tag.PERSISTENT: "true" if result.persistent else "false",
+        Tag.CLIENT_VERSION: result.versions.get(TOOL_DISTRIBUTIONS[result.tool], ""),
+        Tag.SERIES: result.label,
+    }
+    stats, model = result.per_device, result.model
+    verified = [device.verified_rtt_ms for device in result.rtt if device.verified_rtt_ms]
+    fields: dict[str, FieldValue | None] = {
+        FleetJobField.DEVICES: result.devices,
+        FleetJobField.WORKERS: result.workers,
+        FleetJobField.WALL_S: result.wall_s,
+        FleetJobField.CONFIGURED_RTT_MS: result.profile.rtt_ms,
+        FleetJobField.VERIFIED_RTT_MS: statistics.median(verified) if verified else None,
+    }
+    if stats is not None:
+        fields |= {
+            FleetJobField.PER_DEVICE_P50_MS: stats.p50_ms,
+            FleetJobField.PER_DEVICE_P50_CI_LOW_MS: stats.p50_ci_low_ms,
+            FleetJobField.PER_DEVICE_P50_CI_HIGH_MS: stats.p50_ci_high_ms,
+            FleetJobField.PER_DEVICE_P95_MS: stats.p95_ms,
+            FleetJobField.PER_DEVICE_P95_CI_LOW_MS: stats.p95_ci_low_ms,
+            FleetJobField.PER_DEVICE_P95_CI_HIGH_MS: stats.p95_ci_high_ms,
+        }
+    if model is not None:
+        fields |= {
+            FleetJobField.PREDICTED_WALL_S: model.predicted_wall_s,
+            FleetJobField.PREDICTED_LOW_S: model.predicted_low_s,
+            FleetJobField.PREDICTED_HIGH_S: model.predicted_high_s,
+            FleetJobField.MODEL_ERROR_PCT: model.error_pct,
+        }
+    if result.client is not None:
+        fields |= {
+            FleetJobField.CLIENT_CPU_S: result.client.cpu_s,
+            FleetJobField.CLIENT_RSS_PEAK_BYTES: result.client.max_rss_bytes,
+        }
+    device = result.device_resources
+    if device is not None:
+        fields |= {
+            FleetJobField.DEVICE_CPU_S: device.device_cpu_s,
+            FleetJobField.DEVICE_MEMORY_PEAK_BYTES: device.device_memory_peak_bytes,
+        }
+    return Point(Measurement.FLEET_JOB, tags, fields, epoch_ns(result.finished_at))
+
+
+def publish_fleet_job(settings: Settings, result: FleetJobResult) -> list[Delivery]:
+    lines = format_points([fleet_job_point(result)])
+    return [deliver_lines(influx_writer(settings), lines, Spool(settings.spool_dir), result.run_id)]

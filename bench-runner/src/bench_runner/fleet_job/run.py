@@ -1,0 +1,214 @@
+"""A fleet job step on the lab: the first ``devices`` of the device's fleet, the run lock held
+and the profile applied, the RTT verified on every device's port of the job's transport, then
+the tools' program timed while the device's resources are sampled, the profile checked
+unchanged after it, the document written and, when everything held, published.
+
+A step whose RTT did not verify, whose profile changed under it, or whose program ran nothing
+writes its document with ``ok: false`` and its reason, and publishes nothing: a fault never
+produces a number.
+"""
+
+import asyncio
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import httpx
+
+from bench_runner.fleet import FleetError, fetch_fleet
+from bench_runner.fleet_job.job import FleetJob
+from bench_runner.fleet_job.publish import publish_fleet_job
+from bench_runner.fleet_job.results import DeviceRtt, FleetJobResult, write_fleet_job
+from bench_runner.fleet_job.summary import job_model, per_device
+from bench_runner.fleet_job.tools import FleetHost, FleetToolError, ToolResult, run_tools
+from bench_runner.lab_info import runner_info
+from bench_runner.lab_run import (
+    Presenter,
+    UsageError,
+    applied_profile,
+    held_lab,
+)
+from bench_runner.netem import NetemError, NetemState
+from bench_runner.resources import ResourceMonitor, ResourceUsage
+from bench_runner.results import LabInfo, ProfileInfo
+from bench_runner.runner import verify_rtt
+from bench_runner.settings import Settings
+
+
+@dataclass(frozen=True)
+class FleetJobRequest:
+    job: FleetJob
+    profile: str
+    run_id: str
+    timeout_s: float
+    """The program's limit per device and operation."""
+    publish: bool = True
+    wait_for_lab_s: float = 0.0
+
+
+def _port(job: FleetJob, host: FleetHost) -> int:
+    return {"ssh": host.ssh_port, "netconf": host.netconf_port, "https": host.https_port}[
+        job.transport
+    ]
+
+
+def _reference_port(settings: Settings) -> int:
+    """The device's metrics port, never impaired: the RTT gate's reference on every address."""
+    url = httpx.URL(settings.device_metrics_url)
+    return url.port or (443 if url.scheme == "https" else 80)
+
+
+async def _verify(
+    job: FleetJob, hosts: list[FleetHost], profile: ProfileInfo, reference_port: int
+) -> list[DeviceRtt]:
+    verified = []
+    for host in hosts:
+        gate = await verify_rtt(
+            host.host,
+            _port(job, host),
+            profile.rtt_ms,
+            applies=True,
+            reference_port=reference_port,
+            jitter_ms=profile.jitter_ms,
+        )
+        verified.append(
+            DeviceRtt(
+                name=host.name,
+                host=host.host,
+                port=_port(job, host),
+                verified_rtt_ms=gate.verified_rtt_ms,
+                check=gate.check,
+            )
+        )
+    return verified
+
+
+async def _timed_job(
+    settings: Settings, request: FleetJobRequest, hosts: list[FleetHost], login: tuple[str, str]
+) -> tuple[ToolResult, ResourceUsage | None]:
+    async with ResourceMonitor(settings.device_metrics_url) as monitor:
+        tool_result = await run_tools(request.job, hosts, *login, request.timeout_s)
+    return tool_result, monitor.usage
+
+
+def fleet_hosts(settings: Settings, devices: int) -> list[FleetHost]:
+    """The first ``devices`` of the device's fleet, in its order."""
+    try:
+        listing = fetch_fleet(settings)
+    except FleetError as exc:
+        raise UsageError(f"the device's fleet: {exc}") from exc
+    if devices > len(listing.devices):
+        raise UsageError(
+            f"the fleet has {len(listing.devices)} devices, not {devices}: set "
+            "DEVICE_FLEET_SIZE in .env and `make up` (docs/fleet.md)"
+        )
+    ordered = sorted(listing.devices, key=lambda device: device.index)[:devices]
+    return [
+        FleetHost(
+            name=device.name,
+            host=device.address,
+            platform=listing.platform,
+            ssh_port=settings.device_ssh_port,
+            https_port=settings.device_https_port,
+            netconf_port=settings.device_netconf_port,
+        )
+        for device in ordered
+    ]
+
+
+def _unchanged(before: NetemState, after: NetemState) -> bool:
+    return (before.instance, before.generation) == (after.instance, after.generation)
+
+
+def run_fleet_job(
+    settings: Settings, request: FleetJobRequest, presenter: Presenter
+) -> FleetJobResult:
+    """Run the step, write its document, publish it when it holds; the document either way."""
+    if not settings.device_username or settings.device_password is None:
+        raise UsageError("DEVICE_USERNAME and DEVICE_PASSWORD must be set")
+    login = (settings.device_username, settings.device_password.get_secret_value())
+    if not settings.netem_url:
+        raise UsageError("NETEM_URL is empty: a fleet job sets the profile on the lab's netem")
+    job = request.job
+    hosts = fleet_hosts(settings, job.devices)
+    started_at = datetime.now(UTC)
+    error: str | None = None
+    tool_result: ToolResult | None = None
+    usage: ResourceUsage | None = None
+    with held_lab(
+        settings.netem_url, request.wait_for_lab_s, request.run_id, True, presenter
+    ) as lab:
+        assert lab is not None  # held: the lab's profile is set
+        state = lab.apply(request.profile)
+        profile = applied_profile(state)
+        rtt = asyncio.run(_verify(job, hosts, profile, _reference_port(settings)))
+        refused = [
+            f"{device.name}: {device.check.reason}" for device in rtt if not device.check.passed
+        ]
+        if refused:
+            error = "RTT not verified, the job not run: " + "; ".join(refused)
+        else:
+            presenter.note(f"{job.label}: {job.devices} devices, {job.workers} workers")
+            try:
+                tool_result, usage = asyncio.run(_timed_job(settings, request, hosts, login))
+            except FleetToolError as exc:
+                error = str(exc)
+            try:
+                if not _unchanged(state, lab.netem.current()):
+                    error = "netem's profile changed while the job ran: not published"
+            except (NetemError, httpx.HTTPError) as exc:
+                error = f"netem's profile could not be checked after the job: {exc}"
+    result = _result(settings, request, started_at, profile, rtt, tool_result, usage, error)
+    path = write_fleet_job(result, settings.results_dir)
+    presenter.note(f"results: {settings.shown_path(path)}")
+    if result.ok and request.publish:
+        presenter.deliveries(publish_fleet_job(settings, result))
+    return result
+
+
+def _result(
+    settings: Settings,
+    request: FleetJobRequest,
+    started_at: datetime,
+    profile: ProfileInfo,
+    rtt: list[DeviceRtt],
+    tool_result: ToolResult | None,
+    usage: ResourceUsage | None,
+    error: str | None,
+) -> FleetJobResult:
+    job = request.job
+    hosts = tool_result.hosts if tool_result is not None else []
+    failed = [host.name for host in hosts if not host.ok]
+    if error is None and failed:
+        error = f"{len(failed)} device(s) failed: {', '.join(failed)}"
+    stats = per_device(hosts) if tool_result is not None else None
+    return FleetJobResult(
+        run_id=request.run_id,
+        started_at=started_at,
+        finished_at=datetime.now(UTC),
+        lab=LabInfo(commit=settings.lab_commit, images=settings.lab_images),
+        runner=runner_info(),
+        profile=profile,
+        tool=job.tool,
+        connection=job.connection,
+        operation=job.operation,
+        transport=job.transport,
+        ssh_type=job.effective_ssh_type,
+        persistent=job.persistent,
+        label=job.label,
+        devices=job.devices,
+        workers=job.workers,
+        commands=list(job.commands) if job.operation == "show" else [],
+        config_lines=list(job.config_lines) if job.operation == "config" else [],
+        versions=tool_result.versions if tool_result is not None else {},
+        rtt=rtt,
+        ok=error is None,
+        error=error,
+        wall_s=tool_result.wall_s if tool_result is not None else None,
+        per_device=stats,
+        model=job_model(job.devices, job.workers, stats, tool_result.wall_s)
+        if tool_result is not None and stats is not None
+        else None,
+        client=tool_result.client if tool_result is not None else None,
+        device_resources=usage,
+        hosts=hosts,
+    )
