@@ -162,7 +162,8 @@ class IterationField:
     ERROR = "error"
     EXCLUDED = "excluded"
     LAN_ROUND_TRIPS = "lan_round_trips"
-    """The LAN hop's round trips, as the head-end counted them (proxy modes)."""
+    """The LAN hop's round trips (relayed modes: the head-end's count, or the runner's on the
+    device's session inside the jump host's channel)."""
     TIME_STALLS = "time_stalls"
     TIME_UNACCOUNTED_MS = "time_unaccounted_ms"
 

@@ -175,8 +175,9 @@ class RecoveryReportingSession(Protocol):
 
 @runtime_checkable
 class LanCountingSession(Protocol):
-    """A relayed session whose relay counts the LAN hop's round trips (the head-end says
-    with every answer how many its SSH connection to the device took)."""
+    """A relayed session that knows the LAN hop's round trips: the head-end says with every
+    answer how many its SSH connection to the device took; through a jump host the client
+    counts them on the device's session inside the channel (clients/jump_lan.py)."""
 
     def take_lan_round_trips(self) -> int | None:
         """The last iteration's count, once; None when the relay reported none."""

@@ -125,9 +125,10 @@ def build() -> dict[str, Any]:
                 "Both hops' RTTs as the runner verified them before measuring (the WAN on "
                 "the relay's port, the LAN on the device's), the round trips of one iteration "
                 "on the WAN (the runner's packet capture) and on the LAN (counted by the "
-                "head-end on its SSH connections; not counted through a jump host, whose LAN "
-                "side no capture of the lab sees), connections and commands per iteration, "
-                "commands per request. The p50 between the ends of its 95 % interval.",
+                "head-end on its SSH connections, and through the jump host on the device's "
+                "session inside its channel; not for the OpenSSH client), connections and "
+                "commands per iteration, commands per request. The p50 between the ends of its "
+                "95 % interval.",
                 (
                     *with_interval(P50, "p50"),
                     last(SummaryField.VERIFIED_RTT_MS, "WAN RTT"),

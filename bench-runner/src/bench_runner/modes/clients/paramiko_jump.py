@@ -1,6 +1,7 @@
 """paramiko through the jump host, as Netmiko's ``sock`` and paramiko's own examples do it: a
-``direct-tcpip`` channel of the jump host's Transport carries a second Transport, the device's.
-Blocking: each iteration runs in a worker thread."""
+``direct-tcpip`` channel of the jump host's Transport carries a second Transport, the device's,
+whose round trips on that channel are the LAN hop's (jump_lan.py). Blocking: each iteration
+runs in a worker thread."""
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
@@ -9,6 +10,7 @@ from contextlib import asynccontextmanager
 import paramiko
 
 from bench_runner.modes.base import Session, Target
+from bench_runner.modes.clients.jump_lan import CountingChannel, FlightCount
 from bench_runner.modes.clients.paramiko_ssh import (
     LIBRARY_TIMEOUT_S,
     paramiko_exec,
@@ -34,11 +36,14 @@ def device_channel(jump: paramiko.Transport, target: Target) -> paramiko.Channel
     )
 
 
-def open_device(jump: paramiko.Transport, target: Target, phases: PhaseTimer) -> paramiko.Transport:
-    """A login to the device over a new direct-tcpip channel of ``jump``, timed as
-    device_login (channel open, key exchange, password auth)."""
+def open_device(
+    jump: paramiko.Transport, target: Target, lan: FlightCount, phases: PhaseTimer
+) -> paramiko.Transport:
+    """A login to the device over a new direct-tcpip channel of ``jump``, its round trips
+    counted on ``lan``, timed as device_login (channel open, key exchange, password auth)."""
     with phases.measure("device_login"):
-        transport = paramiko.Transport(device_channel(jump, target))
+        channel = CountingChannel(device_channel(jump, target), lan)
+        transport = paramiko.Transport(channel)  # type: ignore[arg-type]
         transport.banner_timeout = LIBRARY_TIMEOUT_S
         transport.auth_timeout = LIBRARY_TIMEOUT_S
         try:
@@ -59,18 +64,20 @@ class _JumpSession:
         target: Target,
         jump: paramiko.Transport | None = None,
         device: paramiko.Transport | None = None,
+        lan: FlightCount | None = None,
     ) -> None:
         self._target = target
         self._jump = jump
         self._device = device
         self.phases = PhaseTimer()
+        self.lan = lan or FlightCount()
 
     def _one(self, command: str) -> str:
         if self._device is not None:
             return paramiko_exec(self._device, command, self.phases)
         jump = self._jump or open_jump(self._target, self.phases)
         try:
-            device = open_device(jump, self._target, self.phases)
+            device = open_device(jump, self._target, self.lan, self.phases)
             try:
                 return paramiko_exec(device, command, self.phases)
             finally:
@@ -80,7 +87,11 @@ class _JumpSession:
                 jump.close()
 
     def run_sync(self, commands: Sequence[str]) -> list[str]:
+        self.lan.take()
         return [self._one(command) for command in commands]
+
+    def take_lan_round_trips(self) -> int | None:
+        return self.lan.take()
 
     async def run_iteration(self, commands: Sequence[str]) -> list[str]:
         return await asyncio.to_thread(self.run_sync, commands)
@@ -107,9 +118,10 @@ async def kept(mode: Mode, target: Target) -> AsyncIterator[Session]:
     """Both Transports kept; per command a new exec channel on the device's."""
     jump = await asyncio.to_thread(open_jump, target, PhaseTimer())
     try:
-        device = await asyncio.to_thread(open_device, jump, target, PhaseTimer())
+        lan = FlightCount()
+        device = await asyncio.to_thread(open_device, jump, target, lan, PhaseTimer())
         try:
-            yield _JumpSession(target, jump, device)
+            yield _JumpSession(target, jump, device, lan)
         finally:
             device.close()
     finally:
