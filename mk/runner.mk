@@ -3,7 +3,7 @@
 BENCH_PLAN ?= nightly
 RUNNER_TEST_IMAGE ?= transport-lab/bench-runner-test:dev
 
-.PHONY: bench-matrix bench-relays bench-impairment bench-smoke bench-targets fleet-inventory bench-fleet runner-test-image test-runner docs-modes lint-runner \
+.PHONY: bench-matrix bench-relays bench-impairment fleet-sweep bench-hold bench-smoke bench-targets fleet-inventory bench-fleet runner-test-image test-runner docs-modes lint-runner \
 	test-sink-spool test-faults \
 	test-verdicts test-precision bench-verdicts
 
@@ -66,6 +66,25 @@ fleet-job: .env ## Nornir or Ansible across the fleet (docs/fleet-jobs.md): make
 	  --profile $(or $(PROFILE),regional) $(if $(SSH_TYPE),--ssh-type $(SSH_TYPE)) \
 	  $(if $(filter no,$(PERSISTENT)),--no-persistent) $(if $(COMMANDS),--commands "$(COMMANDS)") \
 	  --run-id fleet-$(or $(TOOL),nornir)-$$(date -u +%Y%m%dT%H%M%SZ)
+
+fleet-sweep: .env ## Fleet jobs over devices x workers x profiles, the knee where the client's CPU sets the time (docs/fleet-jobs.md): make fleet-sweep TOOL=nornir CONNECTION=netmiko DEVICES=1,10,50 WORKERS=1,10,20 [PROFILES=regional,continental] [OPERATION=show] [SSH_TYPE=libssh] [PERSISTENT=no]
+	$(COMPOSE) --profile tools build bench-runner
+	$(COMPOSE) run --rm bench-runner fleet-sweep --tool $(or $(TOOL),nornir) \
+	  --connection $(or $(CONNECTION),$(if $(filter ansible,$(TOOL)),network_cli,netmiko)) \
+	  --operation $(or $(OPERATION),show) $(if $(DEVICES),--devices $(DEVICES)) $(if $(filter-out 0,$(WORKERS)),--workers $(WORKERS)) \
+	  --profile $(or $(PROFILES),$(PROFILE),regional) $(if $(SSH_TYPE),--ssh-type $(SSH_TYPE)) \
+	  $(if $(filter no,$(PERSISTENT)),--no-persistent) $(if $(COMMANDS),--commands "$(COMMANDS)") \
+	  --sweep-id fleet-sweep-$(or $(TOOL),nornir)-$$(date -u +%Y%m%dT%H%M%SZ)
+
+# TRANSPORT is load.mk's too (default all, which a hold has not): ssh unless one is named.
+HOLD_TRANSPORT = $(or $(filter-out all,$(TRANSPORT)),ssh)
+bench-hold: .env ## N connections of one transport held at once: setup, p50/p95 per operation, ops/s, memory per connection (docs/fleet-jobs.md): make bench-hold TRANSPORT=ssh [CONNECTIONS=1,10,100] [PROFILE=regional] [OPERATIONS=20 or SECONDS=s] [OPEN_CONCURRENCY=10]
+	$(COMPOSE) --profile tools build bench-runner
+	$(COMPOSE) run --rm bench-runner hold --transport $(HOLD_TRANSPORT) \
+	  $(if $(CONNECTIONS),--connections $(CONNECTIONS)) --profile $(or $(PROFILE),regional) \
+	  $(if $(OPERATIONS),--operations-per-connection $(OPERATIONS)) $(if $(SECONDS),--duration $(SECONDS)) \
+	  $(if $(OPEN_CONCURRENCY),--open-concurrency $(OPEN_CONCURRENCY)) \
+	  --run-id hold-$(HOLD_TRANSPORT)-$$(date -u +%Y%m%dT%H%M%SZ)
 
 bench-impairment: .env ## Every transport's floor client under loss (regional 0-2 %, continental 0 and 1 %; ~2 h 40 min), then results/impairment-<time>/impairment.md [ITERATIONS=n] [MODES=...]
 	$(COMPOSE) --profile tools build bench-runner

@@ -19,6 +19,7 @@ import yaml
 
 from bench_runner.modes import MODE_NAMES
 from bench_runner.modes.catalog import FLOOR_CLIENTS as CATALOG_FLOOR_CLIENTS
+from bench_runner.modes.catalog import LIBRARIES
 
 RESULTS_DIR = Path(os.environ.get("RESULTS_DIR", "/results"))
 SSHD_DEBUG_LOG = Path(os.environ.get("DEVICE_SSHD_DEBUG_LOG", "/var/log/sshd-debug/sshd.log"))
@@ -28,7 +29,7 @@ INFLUX_URL = os.environ["INFLUX_URL"]
 INFLUX_DB = os.environ["INFLUX_DB"]
 INFLUX_AUTH = (os.environ["INFLUX_USERNAME"], os.environ["INFLUX_PASSWORD"])
 PROMETHEUS_URL = os.environ["PROMETHEUS_URL"]
-ITERATIONS = 20
+ITERATIONS = 10
 WARMUP = 2
 
 # Every mode with its floor client, NETCONF in both framings at the smallest and the largest
@@ -161,9 +162,14 @@ def smoke_run(regional_run: BenchRun) -> BenchRun:
 
 @pytest.fixture(scope="session")
 def smoke_regional_run(smoke_run: BenchRun) -> BenchRun:
-    """Every mode with every library at regional."""
+    """Every mode with every library but the floor clients at regional: the every-mode sweep
+    measures the floor clients there (the time split of each library's own packets under
+    delay, without measuring the floor clients twice)."""
     run_id = f"e2e-smoke-regional-{_stamp()}"
-    return _load(run_id, _run(run_id, "--plan", "smoke", "--profile", "regional"))
+    return _load(
+        run_id,
+        _run(run_id, "--plan", "smoke", "--profile", "regional", "--clients", ",".join(LIBRARIES)),
+    )
 
 
 LOSSY_PROFILE = "regional-loss-2"
@@ -300,3 +306,44 @@ def prom_wait(expr: str, expected: int, timeout: float = 60.0) -> list[dict[str,
         if len(data) >= expected or time.monotonic() > deadline:
             return data
         time.sleep(2)
+
+
+@dataclass(frozen=True)
+class FleetSweep:
+    """A finished `bench-runner fleet-sweep`: its summary and each step's own document."""
+
+    sweep_id: str
+    exit_code: int
+    output: str
+    summary: dict[str, Any]
+    """fleet-sweep.json."""
+    steps: dict[str, dict[str, Any]]
+    """Each step's fleet-job.json, by its run id."""
+
+
+FLEET_SWEEP_DEVICES = (1, 3)
+FLEET_SWEEP_WORKERS = (1, 3)
+
+
+@pytest.fixture(scope="session")
+def fleet_sweep() -> FleetSweep:
+    """Nornir (netmiko) on the test lab's fleet of 3 at regional over devices 1,3 x workers
+    1,3: three steps of a few seconds each (the step of 3 workers on 1 device is skipped),
+    published: what the fleet jobs' e2e test and the Fleet jobs dashboard look at."""
+    sweep_id = f"e2e-fleet-sweep-{_stamp()}"
+    proc = subprocess.run(
+        ["bench-runner", "fleet-sweep", "--sweep-id", sweep_id, "--tool", "nornir",
+         "--connection", "netmiko", "--profile", "regional",
+         "--devices", ",".join(map(str, FLEET_SWEEP_DEVICES)),
+         "--workers", ",".join(map(str, FLEET_SWEEP_WORKERS))],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    print(proc.stdout[-4000:], proc.stderr[-4000:], sep="\n")
+    summary_file = RESULTS_DIR / sweep_id / "fleet-sweep.json"
+    assert summary_file.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    summary: dict[str, Any] = json.loads(summary_file.read_text())
+    steps = {
+        step["run_id"]: json.loads((RESULTS_DIR / step["run_id"] / "fleet-job.json").read_text())
+        for step in summary["steps"]
+    }
+    return FleetSweep(sweep_id, proc.returncode, proc.stdout + proc.stderr, summary, steps)

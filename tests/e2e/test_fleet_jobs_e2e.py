@@ -2,13 +2,23 @@
 and Ansible playbooks, run by the tools' own environment in the runner's image, each device's
 output checked, the RTT verified on each device's port first, the tools' versions recorded,
 an idempotent ios_config reporting no change the second time, and the step's point stored in
-InfluxDB. Physics bounds only: a login to a device costs round trips at the profile's RTT."""
+InfluxDB; a small fleet sweep (devices 1,3 x workers 1,3) with its summary, every step's own
+document and point under the sweep, and the knee of each devices count. Physics bounds only:
+a login to a device costs round trips at the profile's RTT, one worker takes the devices one
+after another."""
 
 import json
 import subprocess
 from typing import Any
 
-from conftest import RESULTS_DIR, _stamp, influx_query
+from conftest import (
+    FLEET_SWEEP_DEVICES,
+    FLEET_SWEEP_WORKERS,
+    RESULTS_DIR,
+    FleetSweep,
+    _stamp,
+    influx_query,
+)
 
 FLEET_SIZE = 3
 RTT_MS = 30.0  # regional
@@ -83,3 +93,60 @@ def test_ios_config_is_idempotent_across_the_fleet() -> None:
     again = _fleet_job("ansible-config-again", *options)
     assert again["ssh_type"] == "libssh"
     assert [host["changed"] for host in again["hosts"]] == [False] * FLEET_SIZE, again["hosts"]
+
+
+def test_a_sweep_runs_a_fleet_job_per_step_under_one_sweep_id(fleet_sweep: FleetSweep) -> None:
+    assert fleet_sweep.exit_code == 0, fleet_sweep.output[-3000:]
+    summary = fleet_sweep.summary
+    assert summary["ok"], summary["error"]
+    expected = [
+        (devices, workers)
+        for devices in FLEET_SWEEP_DEVICES
+        for workers in FLEET_SWEEP_WORKERS
+        if workers <= devices
+    ]
+    assert [(step["devices"], step["workers"]) for step in summary["steps"]] == expected
+    assert summary["skipped"] == [{"profile": "regional", "devices": 1, "workers": 3}]
+    for run_id, document in fleet_sweep.steps.items():
+        assert document["sweep"] == fleet_sweep.sweep_id, run_id
+        assert document["ok"], (run_id, document["error"])
+        assert all(device["check"]["passed"] for device in document["rtt"]), run_id
+        assert document["versions"].get("nornir"), run_id
+        assert document["client_cores"] >= 1, run_id
+        assert document["client_utilisation"] > 0, run_id
+    [one_worker] = [
+        document
+        for document in fleet_sweep.steps.values()
+        if (document["devices"], document["workers"]) == (FLEET_SIZE, 1)
+    ]
+    # One worker takes the devices one after another: their times add up within the job's.
+    elapsed = sum(host["elapsed_s"] for host in one_worker["hosts"])
+    assert elapsed <= one_worker["wall_s"], (elapsed, one_worker["wall_s"])
+
+
+def test_a_sweep_reports_the_knee_of_each_devices_count(fleet_sweep: FleetSweep) -> None:
+    """Fewer than 6 devices give no per-device interval, so no step can be told apart from
+    its model: the knee is undetermined, never called."""
+    knees = fleet_sweep.summary["knees"]
+    assert [(knee["profile"], knee["devices"]) for knee in knees] == [
+        ("regional", devices) for devices in FLEET_SWEEP_DEVICES
+    ]
+    for knee in knees:
+        assert knee["status"] == "undetermined", knee
+        assert knee["workers"] is None, knee
+        assert "no per-device interval" in knee["reason"], knee
+
+
+def test_a_sweep_s_steps_and_knees_are_stored_under_the_sweep(fleet_sweep: FleetSweep) -> None:
+    sweep = fleet_sweep.sweep_id
+    steps = influx_query(
+        f'SELECT "wall_s", "workers", "client_utilisation" FROM "fleet_job" '
+        f'WHERE "sweep" = \'{sweep}\' GROUP BY "run_id"'
+    )
+    assert {series["tags"]["run_id"] for series in steps} == set(fleet_sweep.steps)
+    knees = influx_query(
+        f'SELECT "status", "steps" FROM "fleet_knee" WHERE "sweep" = \'{sweep}\' GROUP BY "devices"'
+    )
+    assert sorted(series["tags"]["devices"] for series in knees) == sorted(
+        str(devices) for devices in FLEET_SWEEP_DEVICES
+    )

@@ -217,6 +217,63 @@ def test_the_round_trips_of_each_hop_follow_the_model(
         assert lan_p50["jump/reuse-conn"] < lan_p50["jump/master-conn"], lan_p50
 
 
+HOP_PARTS_APART = (
+    ("wan_network", "client", "stall", "recovery", "lan_network", "relay", "device"),
+    ("wan_network", "client", "stall", "recovery", "lan_network", "relay_and_device"),
+    ("wan_network", "client", "stall", "recovery", "beyond_wan"),
+)
+"""Parts of the hop split that do not overlap (bench_runner/hop_split.py)."""
+
+
+def test_each_relayed_iteration_is_split_by_hop_within_its_wall_time(
+    relayed_fleet_run: tuple[str, list[dict[str, Any]]],
+) -> None:
+    """The time split's part behind the WAN is cut into the LAN network (the counted LAN
+    round trips times the verified LAN RTT, clipped to what it is cut from), the relay and
+    the device: the head-end times its LAN work, so its own time is told from the device's;
+    the jump host's is not (one part with the device's). No set of parts that do not overlap
+    adds up to more than the iteration."""
+    run_id, targets = relayed_fleet_run
+    for target in targets:
+        for mode in _results(run_id, target)["modes"]:
+            name, hops = mode["mode"], mode["hop_split"]
+            assert hops is not None, name
+            lan_rtt_ms = mode["lan_rtt"]["verified_rtt_ms"]
+            assert hops["lan_rtt_ms"] == lan_rtt_ms, name
+            walls = mode["samples_ms"]
+            splits = mode["time_split"]["per_iteration"]
+            counted = mode["lan_round_trips"]["per_iteration"]
+            phases = mode["phases"]["per_iteration"]
+            per_iteration = hops["per_iteration"]
+            assert len(per_iteration) == len(splits) == len(walls) == len(counted), name
+            for hop, split, wall, round_trips, phase in zip(
+                per_iteration, splits, walls, counted, phases, strict=True
+            ):
+                for parts in HOP_PARTS_APART:
+                    total = sum(hop[f"{part}_ms"] or 0.0 for part in parts)
+                    assert total <= wall + 1e-6, (name, parts, hop, wall)
+                assert hop["wan_network_ms"] == split["network_ms"], name
+                assert hop["beyond_wan_ms"] == split["device_ms"], name
+                cut_from = hop["beyond_wan_ms"]
+                if name in HEADEND_MODES:
+                    lan_work = phase.get("lan_connect", 0.0) + phase["lan_commands"]
+                    cut_from = min(lan_work, cut_from)
+                    assert hop["relay_ms"] is not None, (name, hop)
+                    assert hop["device_ms"] is not None, (name, hop)
+                    assert hop["relay_ms"] + hop["device_ms"] == pytest.approx(
+                        hop["relay_and_device_ms"]
+                    ), (name, hop)
+                else:
+                    assert (hop["relay_ms"], hop["device_ms"]) == (None, None), (name, hop)
+                assert hop["lan_network_ms"] == pytest.approx(
+                    min(round_trips * lan_rtt_ms, cut_from)
+                ), (name, hop, round_trips)
+                assert hop["lan_network_ms"] + hop["relay_and_device_ms"] == pytest.approx(
+                    hop["beyond_wan_ms"]
+                ), (name, hop)
+            assert set(hops["p50_ms"]) >= {"wan_network", "lan_network", "relay_and_device"}
+
+
 def test_http3_to_the_head_end_is_quic_go_over_udp_with_its_own_accounts(
     relayed_fleet_run: tuple[str, list[dict[str, Any]]],
 ) -> None:

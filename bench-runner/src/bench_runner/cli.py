@@ -24,6 +24,7 @@ from bench_runner.console import (
     console,
     err_console,
     fleet_job_table,
+    fleet_sweep_table,
     modes_table,
     print_deliveries,
     profiles_table,
@@ -34,7 +35,16 @@ from bench_runner.crypto_sweep import NotACryptoSweepError, sweep_markdown
 from bench_runner.fleet import FleetError, fetch_fleet, inventory_yaml
 from bench_runner.fleet_job.job import DEFAULT_COMMANDS, FleetJob, FleetJobError, SshType, Tool
 from bench_runner.fleet_job.run import FleetJobRequest, run_fleet_job
-from bench_runner.html_report import ReportFiles, build_comparison, build_report
+from bench_runner.fleet_job.sweep_run import FleetSweepRequest, run_fleet_sweep
+from bench_runner.held.plan import DEFAULT_OPEN_CONCURRENCY, HoldPlan, HoldPlanError, parse_counts
+from bench_runner.held.run import HoldRequest, run_hold
+from bench_runner.held.table import hold_table
+from bench_runner.html_report import (
+    ReportFiles,
+    build_comparison,
+    build_fleet_report,
+    build_report,
+)
 from bench_runner.html_report import runs as report_runs
 from bench_runner.html_report.compare import changes as compare_changes
 from bench_runner.impairment_table import impairment_markdown
@@ -507,6 +517,162 @@ def fleet_job(
         raise typer.Exit(EXIT_MODE_FAILED)
 
 
+def _counts(name: str, text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(item) for item in _split(text, ",") or [])
+    except ValueError as exc:
+        message = f"--{name} takes whole numbers, comma-separated, not {text!r}"
+        raise _fail(message, EXIT_USAGE) from exc
+
+
+@app.command(name="fleet-sweep")
+def fleet_sweep(
+    tool: Annotated[str, typer.Option(help="nornir or ansible")],
+    connection: Annotated[
+        str,
+        typer.Option(
+            help="nornir: netmiko, scrapli or ncclient; ansible: network_cli, netconf or uri"
+        ),
+    ],
+    operation: Annotated[str, typer.Option(help="as fleet-job's")] = "show",
+    devices: Annotated[
+        str, typer.Option(help="how many of the fleet's devices, comma-separated: a step each")
+    ] = "1,3",
+    workers: Annotated[
+        str,
+        typer.Option(
+            help="Nornir's num_workers, Ansible's forks, comma-separated; a step with more "
+            "workers than devices is skipped"
+        ),
+    ] = "1,3",
+    profile: Annotated[str, typer.Option(help="netem profiles, comma-separated")] = "regional",
+    ssh_type: Annotated[
+        str | None, typer.Option(help="network_cli's SSH library: paramiko or libssh (default)")
+    ] = None,
+    persistent: Annotated[
+        bool, typer.Option(help="network_cli: --no-persistent resets it after every task")
+    ] = True,
+    commands: Annotated[str | None, typer.Option(help="show: the commands, ';'-separated")] = None,
+    timeout: Annotated[
+        float, typer.Option(min=1.0, help="seconds per device and operation")
+    ] = 60.0,
+    sweep_id: Annotated[
+        str | None, typer.Option(help="default: a new run id; steps are <sweep>-<profile>-dN-wM")
+    ] = None,
+    no_sinks: Annotated[bool, typer.Option(help="write the results files only")] = False,
+    wait_for_lab: Annotated[
+        float, typer.Option(min=0.0, help="seconds to wait for another run to free the lab")
+    ] = 0.0,
+) -> None:
+    """Fleet jobs over devices x workers x profiles (docs/fleet-jobs.md): a fleet job per
+    step under one sweep id, each step's fleet-job.json kept, the sweep's fleet-sweep.json
+    with the knee where the client's CPU, not the network, sets the job's time."""
+    device_counts, worker_counts = _counts("devices", devices), _counts("workers", workers)
+    if ssh_type not in (None, "paramiko", "libssh"):
+        raise _fail(f"--ssh-type is paramiko or libssh, not {ssh_type!r}", EXIT_USAGE)
+    try:
+        job = FleetJob(
+            tool=cast(Tool, tool),
+            connection=connection,
+            operation=operation,
+            devices=max(device_counts, default=1),
+            workers=1,
+            ssh_type=cast(SshType | None, ssh_type),
+            persistent=persistent,
+            commands=tuple(_split(commands, ";") or DEFAULT_COMMANDS),
+        )
+        request = FleetSweepRequest(
+            job=job,
+            devices=device_counts,
+            workers=worker_counts,
+            profiles=tuple(_split(profile, ",") or []),
+            sweep_id=sweep_id or new_run_id(datetime.now(UTC)),
+            timeout_s=timeout,
+            publish=not no_sinks,
+            wait_for_lab_s=wait_for_lab,
+        )
+        request.plan()
+    except FleetJobError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from exc
+    settings = Settings()
+    try:
+        sweep = run_fleet_sweep(settings, request, ConsolePresenter(settings.shown_path))
+    except RunError as exc:
+        raise _fail(str(exc), EXIT_CODES[type(exc)]) from exc
+    console.print(fleet_sweep_table(sweep))
+    if not sweep.ok:
+        failed = [step.run_id for step in sweep.steps if not step.ok]
+        err_console.print(f"[red]step(s) failed: {', '.join(failed)}")
+        raise typer.Exit(EXIT_MODE_FAILED)
+
+
+@app.command()
+def hold(
+    transport: Annotated[str, typer.Option(help="ssh, https, netconf or gnmi")],
+    connections: Annotated[
+        str,
+        typer.Option(
+            help="connections held at once, comma-separated and ascending: a step each; the "
+            "sweep stops at the first step that cannot hold them all"
+        ),
+    ] = "1,10,100",
+    operations_per_connection: Annotated[
+        int | None,
+        typer.Option(help="operations each connection runs, one after the other (default 20)"),
+    ] = None,
+    duration: Annotated[
+        float | None,
+        typer.Option(help="instead: seconds each connection runs operations (at most 300)"),
+    ] = None,
+    open_concurrency: Annotated[
+        int, typer.Option(help="connections in their setup at once")
+    ] = DEFAULT_OPEN_CONCURRENCY,
+    profile: Annotated[str, typer.Option(help="netem profile")] = "regional",
+    run_id: Annotated[str | None, typer.Option(help="default: a new one")] = None,
+    no_sinks: Annotated[bool, typer.Option(help="write the results file only")] = False,
+    wait_for_lab: Annotated[
+        float, typer.Option(min=0.0, help="seconds to wait for another run to free the lab")
+    ] = 0.0,
+) -> None:
+    """Hold N connections of one transport open at once (docs/fleet-jobs.md, "Held
+    connections"): per step the setup time, each operation's p50/p95, operations per second
+    and memory per connection on the runner and the device."""
+    if operations_per_connection is None and duration is None:
+        operations_per_connection = 20
+    try:
+        plan = HoldPlan(
+            transport=transport,
+            connections=parse_counts(connections),
+            operations_per_connection=operations_per_connection,
+            duration_s=duration,
+            open_concurrency=open_concurrency,
+        )
+    except HoldPlanError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from exc
+    request = HoldRequest(
+        plan=plan,
+        profile=profile,
+        run_id=run_id or new_run_id(datetime.now(UTC)),
+        publish=not no_sinks,
+        wait_for_lab_s=wait_for_lab,
+    )
+    settings = Settings()
+    try:
+        result = run_hold(settings, request, ConsolePresenter(settings.shown_path))
+    except RunError as exc:
+        raise _fail(str(exc), EXIT_CODES[type(exc)]) from exc
+    console.print(hold_table(result))
+    if result.limit is not None:
+        limit = result.limit
+        err_console.print(
+            f"[yellow]limit at {limit.connections} connections ({limit.failed} failed): "
+            f"{limit.kind}: {limit.detail}; errors: {limit.errors}"
+        )
+    if not result.ok:
+        err_console.print(f"[red]{result.error}")
+        raise typer.Exit(EXIT_MODE_FAILED)
+
+
 @app.command()
 def replay() -> None:
     """Deliver payloads spooled while InfluxDB or the Pushgateway was down."""
@@ -614,9 +780,13 @@ def report_html(
     output: Annotated[Path | None, typer.Option(help="default: $RESULTS_DIR/<run>/report/")] = None,
 ) -> None:
     """One self-contained HTML report (charts also as PNG and SVG) of a run and the other
-    runs of its sweep, from results/ alone."""
+    runs of its sweep, or of a fleet sweep (its id), from results/ alone."""
     results_dir = Settings().results_dir
     try:
+        fleet = report_runs.find_fleet_sweep(results_dir, run_id) if run_id else None
+        if fleet is not None:
+            _report_done(build_fleet_report(fleet, output=output))
+            return
         if run_id:
             main = report_runs.find_run(results_dir, run_id)
             runs = report_runs.sweep_runs(results_dir, main)

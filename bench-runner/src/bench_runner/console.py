@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bench_runner.fleet_job.results import FleetJobResult
+from bench_runner.fleet_job.sweep_results import FleetSweepResult
 from bench_runner.influx_schema import Tag
 from bench_runner.modes import Mode
 from bench_runner.netem import NetemProfile
@@ -181,6 +182,42 @@ def time_split_table(run: RunResult) -> Table:
             *(_ms(split.p50_ms.get(part)) for part in PARTS),
             f"{split.stalls / iterations:.1f}",
             _recovered(mode.wire, iterations),
+        )
+    return table
+
+
+HOP_COLUMNS = (
+    ("WAN network", "wan_network"),
+    ("LAN network", "lan_network"),
+    ("relay", "relay"),
+    ("device", "device"),
+    ("relay+device", "relay_and_device"),
+    ("client ms", "client"),
+    ("TCP stalls", "stall"),
+    ("recovery", "recovery"),
+)
+"""The hop split's parts as the table shows them ("-": not told apart, or not counted)."""
+
+
+def hop_split_table(run: RunResult) -> Table:
+    """Where each relayed mode's iteration goes, hop by hop: the p50 of each part, and the
+    most any iteration's parts were clipped by (two measurements disagreeing)."""
+    table = Table(title="where a relayed iteration goes, per hop (p50 ms)")
+    headers = ("mode", "client", "p50 ms", "LAN RT", *(name for name, _ in HOP_COLUMNS), "clipped")
+    for header in headers:
+        table.add_column(header, justify="left" if header in ("mode", "client") else "right")
+    for mode in run.modes:
+        hops = mode.hop_split
+        if hops is None:
+            continue
+        lan = mode.lan_round_trips.p50 if mode.lan_round_trips is not None else None
+        table.add_row(
+            mode.mode,
+            mode.client,
+            _ms(mode.stats.p50_ms),
+            "-" if lan is None else f"{lan:g}",
+            *(_ms(hops.p50_ms.get(part)) for _, part in HOP_COLUMNS),
+            _ms(hops.max_clipped_ms),
         )
     return table
 
@@ -393,6 +430,56 @@ def fleet_job_table(result: FleetJobResult) -> Table:
     return table
 
 
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def fleet_sweep_table(sweep: FleetSweepResult) -> Table:
+    """A fleet sweep: each step's wall time beside the model, the client's CPU, and below it
+    the knee of each profile and devices count."""
+    table = Table(
+        title=f"fleet sweep {sweep.sweep} · {sweep.label} · client {sweep.client_cores:g} "
+        f"cores ({sweep.usable_cores:g} usable by {sweep.tool})",
+        caption="\n".join(
+            f"knee at {knee.profile}, {knee.devices} devices: {knee.status} ({knee.reason})"
+            for knee in sweep.knees
+        ),
+    )
+    for column in (
+        "profile",
+        "devices",
+        "workers",
+        "wall s",
+        "model s [interval]",
+        "vs model",
+        "per device p50 ms [95 % CI]",
+        "client CPU s",
+        "client CPU",
+        "verified RTT ms",
+        "ok",
+    ):
+        table.add_column(column)
+    for step in sweep.steps:
+        model = _seconds(step.predicted_wall_s)
+        if step.predicted_low_s is not None and step.predicted_high_s is not None:
+            model += f" [{step.predicted_low_s:.2f}-{step.predicted_high_s:.2f}]"
+        table.add_row(
+            step.profile,
+            str(step.devices),
+            str(step.workers),
+            _seconds(step.wall_s),
+            model,
+            step.model_verdict or "-",
+            f"{_ms(step.per_device_p50_ms)} "
+            f"{_interval(step.per_device_p50_ci_low_ms, step.per_device_p50_ci_high_ms)}",
+            _seconds(step.client_cpu_s),
+            _share(step.client_utilisation),
+            _ms(step.verified_rtt_ms),
+            "yes" if step.ok else f"[red]no: {step.error}",
+        )
+    return table
+
+
 def print_deliveries(deliveries: Sequence[Delivery], shown_path: Callable[[Path], Path]) -> None:
     """What each sink got; ``shown_path`` names a spooled file where the user finds it."""
     for delivery in deliveries:
@@ -445,6 +532,8 @@ class ConsolePresenter:
         console.print(summary_table(result))
         if any(mode.time_split is not None for mode in result.modes):
             console.print(time_split_table(result))
+        if any(mode.hop_split is not None for mode in result.modes):
+            console.print(hop_split_table(result))
         if any(mode.handshakes is not None and mode.handshakes.available for mode in result.modes):
             console.print(handshakes_table(result))
         print_not_applicable(result)

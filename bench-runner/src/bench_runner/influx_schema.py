@@ -30,6 +30,11 @@ class Measurement:
     """One point per step of a load sweep, after its ramp-up."""
     FLEET_JOB = "fleet_job"
     """One point per fleet job step (Nornir, Ansible), when it ended."""
+    FLEET_KNEE = "fleet_knee"
+    """One point per (series, profile, devices) of a fleet sweep, when the sweep ended: where
+    the client's CPU, not the network, began to set the job's time (fleet_job/knee.py)."""
+    HELD_CONNECTIONS = "held_connections"
+    """One point per step of a held-connections sweep that held (held/publish.py)."""
 
 
 class Tag:
@@ -66,6 +71,8 @@ class Tag:
     STEP = "step"
     TOOL = "tool"
     CONNECTION = "connection"
+    CONNECTIONS = "connections"
+    """A held-connections step's count."""
     OPERATION = "operation"
     SSH_TYPE = "ssh_type"
     PERSISTENT = "persistent"
@@ -115,6 +122,11 @@ FLEET_JOB_TAGS = (
 )
 """What a fleet job step's point adds to ``RUN_TAGS``: its tool and how it was run; the
 series is the step's label, the client version the tool's."""
+FLEET_KNEE_TAGS = (*FLEET_JOB_TAGS, Tag.DEVICES)
+"""What a fleet sweep's knee point adds to ``RUN_TAGS`` (its run id is the sweep's): the
+series, and the devices count whose workers steps it was found across."""
+HELD_TAGS = (Tag.TRANSPORT, Tag.CLIENT, Tag.CLIENT_VERSION, Tag.CONNECTIONS)
+"""What a held-connections step's point adds to ``RUN_TAGS`` (its run id is the sweep's)."""
 SSH_HANDSHAKE_TAGS = (
     Tag.SSH_KEX,
     Tag.SSH_HOST_KEY,
@@ -153,8 +165,8 @@ class RunField:
 
 
 class IterationField:
-    """Fields of ``iteration``, then the families ``wire_field``, ``phase_field`` and
-    ``time_field`` (with ``TIME_STALLS`` and ``TIME_UNACCOUNTED_MS``)."""
+    """Fields of ``iteration``, then the families ``wire_field``, ``phase_field``,
+    ``time_field`` (with ``TIME_STALLS`` and ``TIME_UNACCOUNTED_MS``) and ``hop_field``."""
 
     WALL_MS = "wall_ms"
     ITERATION = "iteration"
@@ -170,7 +182,8 @@ class IterationField:
 
 class SummaryField:
     """Fields of ``mode_summary``, then the families ``parameter_field``,
-    ``wire_p50_field``, ``phase_p50_field`` and ``time_p50_field`` (with ``TIME_STALLS``)."""
+    ``wire_p50_field``, ``phase_p50_field``, ``time_p50_field`` (with ``TIME_STALLS``) and
+    ``hop_p50_field``."""
 
     N = "n"
     ERRORS = "errors"
@@ -340,6 +353,62 @@ class FleetJobField:
     CONFIGURED_RTT_MS = "configured_rtt_ms"
     VERIFIED_RTT_MS = "verified_rtt_ms"
     """The median of the devices' verified RTTs."""
+    CLIENT_CORES = "client_cores"
+    """The cores the runner's container may use (its CPU set and quota)."""
+    CLIENT_UTILISATION = "client_utilisation"
+    """client_cpu_s / wall_s / the cores the tool can use (summary.client_utilisation)."""
+    MODEL_VERDICT = "model_verdict"
+    """``follows``, ``slower``, ``faster``, ``unknown`` (text)."""
+    COMMIT = "commit"
+    TITLE = "title"
+    """``<run id>: <series>, <devices> devices x <workers> workers, <profile>, commit
+    <commit>``: the step's annotation on the dashboards."""
+
+
+class HeldField:
+    """Fields of ``held_connections``: the step's size and plan, its setup and operation
+    times with their 95 % intervals, its rate, each connection's memory on both sides."""
+
+    CONNECTIONS_HELD = "connections_held"
+    """The step's count as a number (the ``connections`` tag is its text, to group by)."""
+    SOCKETS = "sockets"
+    OPERATIONS_PER_CONNECTION = "operations_per_connection"
+    DURATION_S = "duration_s"
+    OPEN_CONCURRENCY = "open_concurrency"
+    SETUP_WALL_S = "setup_wall_s"
+    SETUP_P50_MS = "setup_p50_ms"
+    SETUP_P50_CI_LOW_MS = "setup_p50_ci_low_ms"
+    SETUP_P50_CI_HIGH_MS = "setup_p50_ci_high_ms"
+    SETUP_P95_MS = "setup_p95_ms"
+    SETUP_P95_CI_LOW_MS = "setup_p95_ci_low_ms"
+    SETUP_P95_CI_HIGH_MS = "setup_p95_ci_high_ms"
+    OPERATIONS = "operations"
+    OPERATIONS_WINDOW_S = "operations_window_s"
+    OPERATIONS_PER_S = "operations_per_s"
+    OPERATION_P50_MS = "operation_p50_ms"
+    OPERATION_P50_CI_LOW_MS = "operation_p50_ci_low_ms"
+    OPERATION_P50_CI_HIGH_MS = "operation_p50_ci_high_ms"
+    OPERATION_P95_MS = "operation_p95_ms"
+    OPERATION_P95_CI_LOW_MS = "operation_p95_ci_low_ms"
+    OPERATION_P95_CI_HIGH_MS = "operation_p95_ci_high_ms"
+    CLIENT_MEMORY_PER_CONNECTION_BYTES = "client_memory_per_connection_bytes"
+    DEVICE_MEMORY_PER_CONNECTION_BYTES = "device_memory_per_connection_bytes"
+    CONFIGURED_RTT_MS = "configured_rtt_ms"
+    VERIFIED_RTT_MS = "verified_rtt_ms"
+
+
+class FleetKneeField:
+    """Fields of ``fleet_knee``: the knee's status and, when there is one, its step."""
+
+    STATUS = "status"
+    """``knee``, ``not reached``, ``undetermined`` (text; fleet_job/knee.py)."""
+    KNEE_WORKERS = "knee_workers"
+    WALL_S = "wall_s"
+    PREDICTED_HIGH_S = "predicted_high_s"
+    CLIENT_UTILISATION = "client_utilisation"
+    STEPS = "steps"
+    """The sweep's steps of this series, profile and devices count the knee was sought in."""
+    REASON = "reason"
 
 
 LOAD_STEP_FIGURES = (
@@ -404,6 +473,15 @@ def time_p50_field(part: str) -> str:
     return f"time_{part}_p50_ms"
 
 
+def hop_field(part: str) -> str:
+    """A part of one relayed iteration's time by hop, ms (hop_split.py's ``HOP_PARTS``)."""
+    return f"hop_{part}_ms"
+
+
+def hop_p50_field(part: str) -> str:
+    return f"hop_{part}_p50_ms"
+
+
 def _names(namespace: type) -> set[str]:
     return {value for key, value in vars(namespace).items() if key.isupper()}
 
@@ -413,16 +491,19 @@ def field_names(
     phases: Iterable[str],
     wire_counters: Iterable[str],
     time_parts: Iterable[str],
+    hop_parts: Iterable[str] = (),
 ) -> frozenset[str]:
     """Every field ``measurement`` may carry, its families spelled out over the runner's
-    phases (phases.PHASES), wire counters (wire/model.py's FIELDS) and time-split parts
-    (wire/timeline.py's PARTS), which this module cannot import (they are pydantic's)."""
+    phases (phases.PHASES), wire counters (wire/model.py's FIELDS), time-split parts
+    (wire/timeline.py's PARTS) and hop parts (hop_split.py's HOP_PARTS; none for a reader
+    of no relayed mode), which this module cannot import (they are pydantic's)."""
     if measurement == Measurement.ITERATION:
         return frozenset(
             _names(IterationField)
             | {wire_field(counter) for counter in wire_counters}
             | {phase_field(phase) for phase in phases}
             | {time_field(part) for part in time_parts}
+            | {hop_field(part) for part in hop_parts}
         )
     if measurement == Measurement.MODE_SUMMARY:
         return frozenset(
@@ -431,6 +512,7 @@ def field_names(
             | {wire_p50_field(counter) for counter in wire_counters}
             | {phase_p50_field(phase) for phase in phases}
             | {time_p50_field(part) for part in time_parts}
+            | {hop_p50_field(part) for part in hop_parts}
         )
     fixed = {
         Measurement.RUN: RunField,
@@ -439,6 +521,8 @@ def field_names(
         Measurement.LOAD_RESOURCES: LoadResourcesField,
         Measurement.LOAD_STEP: LoadStepField,
         Measurement.FLEET_JOB: FleetJobField,
+        Measurement.FLEET_KNEE: FleetKneeField,
+        Measurement.HELD_CONNECTIONS: HeldField,
     }
     if measurement not in fixed:
         raise ValueError(f"no measurement {measurement!r} in the lab's schema")

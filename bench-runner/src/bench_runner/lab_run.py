@@ -266,7 +266,7 @@ def plan_jobs(
     run_id = request.run_id
     devices: list[tuple[Target, TargetInfo, str | None]]
     if inventory is None:
-        target = _lab_target(settings)
+        target = lab_target(settings)
         devices = [
             (
                 target,
@@ -358,7 +358,8 @@ def _lab_relay(settings: Settings) -> Relay:
     )
 
 
-def _lab_target(settings: Settings) -> Target:
+def lab_target(settings: Settings) -> Target:
+    """The lab's device as the settings name it, with its credentials."""
     if not settings.device_username or settings.device_password is None:
         raise UsageError("DEVICE_USERNAME and DEVICE_PASSWORD must be set")
     return Target(

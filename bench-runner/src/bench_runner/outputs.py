@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench_runner import loss_model, phases
+from bench_runner import hop_split, loss_model, phases
 from bench_runner.results import ModeResult, ModeRun, RunResult
 from bench_runner.wire import handshake_model, timeline
 from bench_runner.wire import model as wire_model
@@ -36,6 +36,7 @@ ITERATION_COLUMNS = (
     *phases.ITERATION_COLUMNS,
     *timeline.ITERATION_COLUMNS,
     "excluded",
+    *hop_split.ITERATION_COLUMNS,
 )
 MODE_COLUMNS = (
     "run_id",
@@ -93,6 +94,7 @@ MODE_COLUMNS = (
     "stop_reason",
     "speedup_ci_low",
     "speedup_ci_high",
+    *hop_split.SUMMARY_COLUMNS,
 )
 
 
@@ -141,6 +143,7 @@ def iteration_rows(run: RunResult, mode_runs: list[ModeRun]) -> list[dict[str, A
                     **phases.iteration_fields(record.phases),
                     **timeline.iteration_fields(record.time_split),
                     "excluded": record.excluded or "",
+                    **hop_split.iteration_fields(record.hop_split),
                 }
             )
     return rows
@@ -212,6 +215,7 @@ def mode_rows(run: RunResult) -> list[dict[str, Any]]:
                 "series": mode.series,
                 "p50_vs_floor": mode.p50_vs_floor,
                 **_precision_columns(mode),
+                **hop_split.summary_fields(mode.hop_split),
                 "rtt_model_local_p50_ms": model.local_p50_ms if model else None,
                 "rtt_model_round_trips": model.round_trips if model else None,
                 "rtt_model_p50_ms": model.predicted_p50_ms if model else None,

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, computed_field
 
+from bench_runner.hop_split import HopSplit, HopSplits
 from bench_runner.loss_model import LossModel
 from bench_runner.phases import PhaseSummary
 from bench_runner.precision import Precision
@@ -191,6 +192,9 @@ class ModeResult(BaseModel):
     lan_round_trips: RoundTrips | None = None
     """Round trips on the LAN hop per successful iteration, as the head-end counted them on
     its SSH connection (proxy modes); null where the relay reports none."""
+    hop_split: HopSplits | None = None
+    """A relayed mode's time split by hop (hop_split.py); null for the other modes, without a
+    capture, and in results written before it."""
 
     def parameter_tags(self) -> dict[str, str]:
         """``parameters`` as text, for InfluxDB tags and Prometheus labels: the series of
@@ -231,6 +235,8 @@ class IterationRecord:
     not have been in effect); None for a valid sample."""
     lan_round_trips: int | None = None
     """Round trips on the LAN hop, as the head-end counted them (proxy modes), else None."""
+    hop_split: HopSplit | None = None
+    """A relayed iteration's time by hop, from its time split; None for the others."""
 
     @property
     def ok(self) -> bool:

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from bench_runner import loss_model
 from bench_runner.alpn import AlpnReportingSession
+from bench_runner.hop_split import relay_lan_ms, split_hops, summarize_hops
 from bench_runner.modes import Mode, Session, Target
 from bench_runner.modes.base import (
     QUIC,
@@ -132,6 +133,11 @@ async def run_mode(
         measurement = await measure(
             mode, target, plan, gate.verified_rtt_ms, on_iteration, guard, reverify
         )
+        if mode.relayed:
+            lan_rtt_ms = lan_gate.verified_rtt_ms if lan_gate is not None else None
+            measurement = replace(
+                measurement, records=with_hop_splits(measurement.records, lan_rtt_ms)
+            )
     result = assemble(
         mode, plan, configured_rtt_ms, gate, measurement, started_at, datetime.now(UTC), lan_gate
     )
@@ -429,6 +435,7 @@ def assemble(
     )
     transfer_bytes = mode.transfer_bytes()
     splits = [record.time_split for record in succeeded if record.time_split is not None]
+    hop_splits = [record.hop_split for record in succeeded if record.hop_split is not None]
     return ModeResult(
         mode=mode.name,
         transport=mode.transport.value,
@@ -454,6 +461,9 @@ def assemble(
         lan_rtt=lan_rtt(plan.lan, lan_gate),
         lan_round_trips=round_trips_of(
             [record.lan_round_trips for record in succeeded if record.lan_round_trips is not None]
+        ),
+        hop_split=summarize_hops(
+            lan_gate.verified_rtt_ms if lan_gate is not None else None, hop_splits
         ),
         resources=measurement.resources if measurement is not None else None,
         parameters=mode.parameters(),
@@ -483,6 +493,28 @@ def assemble(
         started_at=started_at,
         finished_at=finished_at,
     )
+
+
+def with_hop_splits(
+    records: list[IterationRecord], lan_rtt_ms: float | None
+) -> list[IterationRecord]:
+    """A relayed mode's records with their time by hop, each from its time split, its LAN
+    round trips and the relay's LAN work (the head-end's phases); a record without a time
+    split has none."""
+    return [
+        replace(
+            record,
+            hop_split=split_hops(
+                record.time_split,
+                record.lan_round_trips,
+                lan_rtt_ms,
+                relay_lan_ms(record.phases),
+            ),
+        )
+        if record.time_split is not None
+        else record
+        for record in records
+    ]
 
 
 def round_trips_of(counted: list[int]) -> RoundTrips | None:

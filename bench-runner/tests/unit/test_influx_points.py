@@ -8,12 +8,14 @@ from datetime import timedelta
 from pathlib import Path
 
 from bench_runner import influx_schema
+from bench_runner.hop_split import HOP_PARTS, split_hops, summarize_hops
 from bench_runner.influx_schema import (
     HANDSHAKE_TAGS,
     SSH_HANDSHAKE_TAGS,
     TLS_HANDSHAKE_TAGS,
     Measurement,
     field_names,
+    hop_p50_field,
     phase_p50_field,
     tag_names,
     wire_p50_field,
@@ -197,12 +199,15 @@ SPLIT = TimeSplit(
     unaccounted_ms=0.01,
 )
 EVERY_PHASE = dict.fromkeys(PHASES, 1.0)
+HOPS = split_hops(SPLIT, lan_round_trips=2, lan_rtt_ms=0.5, relay_lan=1.5)
 
 
 def with_everything(mode_run: ModeRun, parameters: dict[str, str | int]) -> ModeRun:
     """``mode_run`` with all a mode and its iterations can carry."""
     records = [
-        replace(record, wire=WIRE, phases=EVERY_PHASE, time_split=SPLIT, excluded="x")
+        replace(
+            record, wire=WIRE, phases=EVERY_PHASE, time_split=SPLIT, hop_split=HOPS, excluded="x"
+        )
         for record in mode_run.records
     ]
     usage = ResourceUsage(
@@ -249,6 +254,7 @@ def with_everything(mode_run: ModeRun, parameters: dict[str, str | int]) -> Mode
             "wire": WireCounts(available=True, per_iteration=[WIRE], p50=summarize_wire([WIRE])),
             "phases": summarize_phases([EVERY_PHASE]),
             "time_split": summarize_splits(30.0, [SPLIT]),
+            "hop_split": summarize_hops(0.5, [HOPS]),
             "verdict": verdict,
             "rtt_model": model,
             "rtt_check": check,
@@ -288,12 +294,14 @@ def test_every_name_a_run_writes_is_in_the_schema(
         Measurement.VERDICT,
     }
     for point in points:
-        declared = field_names(point.measurement, PHASES, WIRE_COUNTERS, TIME_PARTS)
+        declared = field_names(point.measurement, PHASES, WIRE_COUNTERS, TIME_PARTS, HOP_PARTS)
         assert set(point.fields) <= declared, (point.measurement, set(point.fields) - declared)
         assert set(point.tags) <= tag_names(), set(point.tags) - tag_names()
     summary = next(point for point in points if point.measurement == Measurement.MODE_SUMMARY)
     assert summary.fields[wire_p50_field("round_trips")] == 3.0
     assert summary.fields[phase_p50_field("auth")] == 1.0
+    assert summary.fields[hop_p50_field("lan_network")] == 1.0
+    assert summary.fields[hop_p50_field("device")] == 0.5
 
 
 def test_the_schema_module_is_pure() -> None:

@@ -43,9 +43,14 @@ def dashboard(uid: str, title: str, description: str, *, time_from: str = "now-7
     )
 
 
-def runs_annotation(profile_variable: str | None) -> dict[str, Any]:
+def runs_annotation(
+    profile_variable: str | None,
+    runs: tuple[str, str] = (Measurement.RUN, RunField.TITLE),
+) -> dict[str, Any]:
     """Each run of the time range (and profile) marked where it started, titled with its
-    run id, plan, modes, failed iterations and commit."""
+    run id, plan, modes, failed iterations and commit; ``runs``: the measurement and title
+    field the runs are read from (a fleet job step's point has its own)."""
+    measurement, title = runs
     where = ["$timeFilter"]
     if profile_variable is not None:
         where.append(matches(Tag.PROFILE, profile_variable))
@@ -54,9 +59,8 @@ def runs_annotation(profile_variable: str | None) -> dict[str, Any]:
         "datasource": INFLUXDB.to_json(),
         "enable": True,
         "iconColor": "#8AB8FF",
-        "query": f"SELECT {quoted(RunField.TITLE)} FROM {quoted(Measurement.RUN)} "
-        f"WHERE {' AND '.join(where)}",
-        "textColumn": RunField.TITLE,
+        "query": f"SELECT {quoted(title)} FROM {quoted(measurement)} WHERE {' AND '.join(where)}",
+        "textColumn": title,
     }
 
 
@@ -85,12 +89,13 @@ def render(
     *,
     profile_variable: str | None = "profile",
     annotations: tuple[dict[str, Any], ...] = (),
+    runs: tuple[str, str] = (Measurement.RUN, RunField.TITLE),
 ) -> dict[str, Any]:
     """The dashboard as provisioning JSON: panel ids in order, the plugin and schema
-    versions above, the runs annotation and ``annotations``."""
+    versions above, the runs annotation (from ``runs``) and ``annotations``."""
     document: dict[str, Any] = json.loads(json.dumps(built.build(), cls=JSONEncoder))
     document["schemaVersion"] = SCHEMA_VERSION
-    document["annotations"] = {"list": [runs_annotation(profile_variable), *annotations]}
+    document["annotations"] = {"list": [runs_annotation(profile_variable, runs), *annotations]}
     next_id = 1
     for panel in document["panels"]:
         for item in [panel, *panel.get("panels", [])]:

@@ -36,7 +36,12 @@ BUILTIN_VARIABLES = {
 IDENTITY_TAGS = ({Tag.SERIES}, {Tag.MODE, Tag.CLIENT, Tag.CLIENT_VERSION})
 """A query of per-series measurements keeps series apart by grouping on one of these, or
 is repeated per value of the series variable."""
-PER_SERIES_MEASUREMENTS = (Measurement.MODE_SUMMARY, Measurement.ITERATION)
+PER_SERIES_MEASUREMENTS = (
+    Measurement.MODE_SUMMARY,
+    Measurement.ITERATION,
+    Measurement.FLEET_JOB,
+    Measurement.FLEET_KNEE,
+)
 UNITLESS_PANELS = {"row", "text"}
 
 

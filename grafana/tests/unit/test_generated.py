@@ -40,6 +40,7 @@ def test_uids_are_the_stable_urls(dashboards_dir: Path) -> None:
         "model-driven",
         "tunnels",
         "remote-sites",
+        "fleet-jobs",
         "resources",
         "nightly-trends",
         "load",

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from bench_runner.hop_split import HOP_PARTS
 from bench_runner.influx_schema import field_names, tag_names
 from bench_runner.phases import PHASES
 from bench_runner.wire.model import FIELDS as WIRE_COUNTERS
@@ -44,7 +45,7 @@ def influx_queries(document: dict[str, Any]) -> Iterator[str]:
 
 
 def fields(measurement: str) -> frozenset[str]:
-    return field_names(measurement, PHASES, WIRE_COUNTERS, TIME_PARTS)
+    return field_names(measurement, PHASES, WIRE_COUNTERS, TIME_PARTS, HOP_PARTS)
 
 
 @pytest.mark.parametrize("board", sorted(BOARDS))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make test-load: a real load run on an isolated lab (own project and subnet; nothing of a lab
 # the user has running is touched). A Locust master and two workers run every transport for
-# 60 s, 200 sessions in all, over the test lab's fleet of 3 emulated devices; then a short sweep
+# 45 s, 200 sessions in all, over the test lab's fleet of 3 emulated devices; then a short sweep
 # of one transport during an InfluxDB outage, replayed after it; then a web UI run (make
 # load-up) started with no run time; then test_load_e2e.py checks, from the load test image on
 # the lab network: 0 errors, every transport's stats in InfluxDB (stored = reported) and
@@ -37,10 +37,10 @@ targets:
 - {name: lab-r3, host: ${LAB_TEST_NET}.131}
 YAML
 
-# 1. Master + 2 workers, 200 sessions at once (12 or 13 per transport), 60 s, headless: the
+# 1. Master + 2 workers, 200 sessions at once (12 or 13 per transport), 45 s, headless: the
 #    README's 200-session runs, shortened; the master's exit code.
 status=0
-LOAD_UI=headless LOAD_WORKERS=2 TRANSPORT=all USERS=200 SPAWN_RATE=50 DURATION=60 \
+LOAD_UI=headless LOAD_WORKERS=2 TRANSPORT=all USERS=200 SPAWN_RATE=50 DURATION=45 \
   LOAD_RUN_ID="$load_run" LOAD_TARGETS=/results/fleet-e2e.yaml \
   $LOAD_E2E_COMPOSE --profile load up --scale load-worker=2 --exit-code-from load-master \
   load-master load-worker >"$logs/load" 2>&1 || status=$?

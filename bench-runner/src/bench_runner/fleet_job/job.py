@@ -29,6 +29,8 @@ TRANSPORTS = {
     "uri": "https",
 }
 """The management transport under each connection: what the job's time is the cost of."""
+TOOL_DISTRIBUTIONS = {"nornir": "nornir", "ansible": "ansible-core"}
+"""The distribution whose version is a step's tool version (``client_version``)."""
 DEFAULT_COMMANDS = ("show version",)
 DEFAULT_CONFIG_PARENTS = ("interface GigabitEthernet1",)
 DEFAULT_CONFIG_LINES = ("description managed by a fleet job",)

@@ -32,6 +32,8 @@ class DeviceRtt(BaseModel):
 class FleetJobResult(BaseModel):
     schema_version: int = FLEET_JOB_SCHEMA_VERSION
     run_id: str
+    sweep: str | None = None
+    """The fleet sweep this step is one of (its ``fleet-sweep.json``); None for one step."""
     started_at: datetime
     finished_at: datetime
     lab: LabInfo
@@ -59,6 +61,10 @@ class FleetJobResult(BaseModel):
     """The devices' own times, ms, with their intervals."""
     model: JobModel | None
     client: ClientUsage | None
+    client_cores: float | None = None
+    """The cores the runner's container may use (client_cores.py)."""
+    client_utilisation: float | None = None
+    """client.cpu_s / wall_s / the cores the tool can use (summary.client_utilisation)."""
     device_resources: ResourceUsage | None
     """The device container's CPU and memory over the job (one container for the fleet)."""
     hosts: list[HostRecord]

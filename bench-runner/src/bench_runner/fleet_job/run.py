@@ -15,10 +15,11 @@ from datetime import UTC, datetime
 import httpx
 
 from bench_runner.fleet import FleetError, fetch_fleet
+from bench_runner.fleet_job.client_cores import available_cores
 from bench_runner.fleet_job.job import FleetJob
 from bench_runner.fleet_job.publish import publish_fleet_job
 from bench_runner.fleet_job.results import DeviceRtt, FleetJobResult, write_fleet_job
-from bench_runner.fleet_job.summary import job_model, per_device
+from bench_runner.fleet_job.summary import client_utilisation, job_model, per_device
 from bench_runner.fleet_job.tools import FleetHost, FleetToolError, ToolResult, run_tools
 from bench_runner.lab_info import runner_info
 from bench_runner.lab_run import (
@@ -43,6 +44,8 @@ class FleetJobRequest:
     """The program's limit per device and operation."""
     publish: bool = True
     wait_for_lab_s: float = 0.0
+    sweep: str | None = None
+    """The fleet sweep the step is one of (sweep_run.py)."""
 
 
 def _port(job: FleetJob, host: FleetHost) -> int:
@@ -181,8 +184,10 @@ def _result(
     if error is None and failed:
         error = f"{len(failed)} device(s) failed: {', '.join(failed)}"
     stats = per_device(hosts) if tool_result is not None else None
+    cores = available_cores()
     return FleetJobResult(
         run_id=request.run_id,
+        sweep=request.sweep,
         started_at=started_at,
         finished_at=datetime.now(UTC),
         lab=LabInfo(commit=settings.lab_commit, images=settings.lab_images),
@@ -209,6 +214,12 @@ def _result(
         if tool_result is not None and stats is not None
         else None,
         client=tool_result.client if tool_result is not None else None,
+        client_cores=cores,
+        client_utilisation=client_utilisation(
+            job.tool, tool_result.client.cpu_s, tool_result.wall_s, cores
+        )
+        if tool_result is not None
+        else None,
         device_resources=usage,
         hosts=hosts,
     )

@@ -35,6 +35,10 @@ class JobModel(BaseModel):
 
 MODEL_TOLERANCE_PCT = 10.0
 """Without an interval (under 6 devices), a wall time within this of the prediction follows."""
+TOOL_CORE_CEILING = {"nornir": 1.0}
+"""The most cores a tool's own code can keep busy, where fewer than the machine's: Nornir's
+threaded runner runs every worker in one interpreter, whose Python code holds one lock (the
+GIL) at a time. Ansible's forks are processes: every core."""
 
 
 def per_device(records: Sequence[HostRecord]) -> Stats:
@@ -72,3 +76,18 @@ def job_model(devices: int, workers: int, stats: Stats, wall_s: float) -> JobMod
         error_pct=error_pct,
         verdict=verdict,
     )
+
+
+def usable_cores(tool: str, cores: float) -> float:
+    """The cores ``tool`` can keep busy on a client that has ``cores``."""
+    return min(cores, TOOL_CORE_CEILING.get(tool, cores))
+
+
+def client_utilisation(tool: str, cpu_s: float, wall_s: float, cores: float) -> float | None:
+    """The share of the client's usable cores the tool kept busy over the job: ``cpu_s /
+    wall_s / usable_cores``. ``cpu_s`` counts the tool's start-up too, which ``wall_s``
+    leaves out, so a short job reads a little high. None without a wall time or cores."""
+    usable = usable_cores(tool, cores)
+    if wall_s <= 0 or usable <= 0:
+        return None
+    return cpu_s / wall_s / usable

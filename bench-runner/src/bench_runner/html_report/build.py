@@ -1,7 +1,8 @@
 """Renders a report: the charts to PNG (2x) and SVG with vl-convert, the page with Jinja2.
 
 ``build_report`` makes one run's report (with the other runs of its sweep, or the last n
-runs); ``build_comparison`` two runs side by side. Both write ``index.html`` (self-contained:
+runs); ``build_comparison`` two runs side by side; ``build_fleet_report`` a fleet sweep's
+(its steps, knees and fleet-jobs charts). Each writes ``index.html`` (self-contained:
 the Vega bundle and every spec inline), ``charts/<name>.png`` and ``.svg``, and
 ``report.json`` (what the page holds: charts present and skipped, render time), which the
 browser test reads.
@@ -21,7 +22,7 @@ import altair as alt
 import jinja2
 import vl_convert
 
-from bench_runner.html_report import charts, handshakes
+from bench_runner.html_report import charts, fleet_jobs, handshakes
 from bench_runner.html_report.bad_links import LossRow, loss_rows, under_loss
 from bench_runner.html_report.compare import ALPHA, RESAMPLES, changes
 from bench_runner.html_report.intervals import (
@@ -34,6 +35,7 @@ from bench_runner.html_report.intervals import (
 )
 from bench_runner.html_report.runs import (
     Document,
+    FleetSweep,
     Run,
     comparison_markdown,
     is_stream,
@@ -338,6 +340,37 @@ def build_report(
         if comparison
         else None,
         compare=None,
+    )
+
+
+def fleet_subtitle(document: Document) -> list[str]:
+    """A fleet chart's context: the sweep, its profiles, date and lab commit, the tool and
+    its versions."""
+    versions = sorted({step["tool_version"] for step in document["steps"] if step["tool_version"]})
+    tool = f"{document['tool']} {'|'.join(versions) or 'version unknown'}"
+    return [
+        f"fleet sweep {document['sweep']} · profile {', '.join(document['profiles'])} · "
+        f"{document['started_at'][:10]} · lab {(document.get('lab') or {}).get('commit')}",
+        f"{tool} · {document['label']}",
+    ]
+
+
+def build_fleet_report(sweep: FleetSweep, output: Path | None = None) -> ReportFiles:
+    """A fleet sweep's report: its context, knees, steps and fleet-jobs charts, written to
+    ``output`` (default ``<sweep>/report/``)."""
+    started = time.perf_counter()
+    directory = output or sweep.path / "report"
+    subtitle = fleet_subtitle(sweep.document)
+    figures = fleet_jobs.figures(sweep.document)
+    rendered = [render_chart(figure, directory, subtitle) for figure in figures]
+    return _write(
+        directory,
+        "fleet.html.j2",
+        rendered,
+        started,
+        title=f"Transport Lab fleet sweep · {sweep.sweep_id}",
+        sweep=sweep.document,
+        tool_line=subtitle[1],
     )
 
 

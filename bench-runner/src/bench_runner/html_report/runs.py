@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_runner import store
+from bench_runner.fleet_job.sweep_results import FLEET_SWEEP_FILE
 from bench_runner.modes.catalog import FLOOR_CLIENTS as CATALOG_FLOOR_CLIENTS
 from bench_runner.store import RunNotFoundError, StoredRun
 
@@ -40,6 +41,36 @@ class Run:
     @property
     def modes(self) -> list[Document]:
         return list(self.document["modes"])
+
+
+@dataclass(frozen=True)
+class FleetSweep:
+    """A fleet sweep's directory and its summary (fleet-sweep.json); its steps' own
+    fleet-job.json documents are in their directories."""
+
+    path: Path
+    document: Document
+
+    @property
+    def sweep_id(self) -> str:
+        return self.path.name
+
+
+def find_fleet_sweep(results_dir: Path, name: str) -> FleetSweep | None:
+    """The fleet sweep ``name`` (its directory holds fleet-sweep.json); None when there is
+    none (``name`` may be a run); RunNotFoundError when its summary cannot be read."""
+    if name in ("", ".", "..") or Path(name).name != name:
+        return None
+    path = results_dir / name / FLEET_SWEEP_FILE
+    if not path.is_file():
+        return None
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RunNotFoundError(f"{path}: {exc}") from exc
+    if not isinstance(document, dict) or not isinstance(document.get("steps"), list):
+        raise RunNotFoundError(f"{path}: not a fleet sweep's summary")
+    return FleetSweep(path.parent, document)
 
 
 def _load_only(document: Document) -> Document:

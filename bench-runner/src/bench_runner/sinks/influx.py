@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 
-from bench_runner import loss_model, phases
+from bench_runner import hop_split, loss_model, phases
 from bench_runner.influx_schema import (
     IterationField,
     Measurement,
@@ -170,6 +170,7 @@ def summary_fields(mode: ModeResult) -> dict[str, FieldValue | None]:
         **wire_model.summary_fields(mode.wire),
         **phases.summary_fields(mode.phases),
         **timeline.summary_fields(mode.time_split),
+        **hop_split.summary_fields(mode.hop_split),
     }
 
 
@@ -245,6 +246,7 @@ def run_points(run: RunResult, mode_runs: list[ModeRun]) -> list[Point]:
                         **wire_model.iteration_fields(record.wire),
                         **phases.iteration_fields(record.phases),
                         **timeline.iteration_fields(record.time_split),
+                        **hop_split.iteration_fields(record.hop_split),
                     },
                     timestamp_ns=epoch_ns(record.started_at),
                 )

@@ -6,6 +6,7 @@ from typing import Any
 from lab_dashboards.boards import (
     bad_links,
     client_libraries,
+    fleet_jobs,
     gnmi,
     latency_sweep,
     load,
@@ -28,6 +29,7 @@ BOARDS: dict[str, Callable[[], dict[str, Any]]] = {
     "model-driven.json": model_driven.build,
     "tunnels.json": tunnels.build,
     "remote-sites.json": remote_sites.build,
+    "fleet-jobs.json": fleet_jobs.build,
     "resources.json": resources.build,
     "nightly-trends.json": nightly_trends.build,
     "load.json": load.build,

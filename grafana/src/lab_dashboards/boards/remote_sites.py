@@ -6,6 +6,7 @@ from typing import Any
 from bench_runner.influx_schema import (
     SummaryField,
     Tag,
+    hop_p50_field,
     phase_p50_field,
     wire_p50_field,
 )
@@ -28,6 +29,17 @@ HOP_PHASES = (
     "wan_and_client",
 )
 """The phases of a relayed iteration (bench_runner.phases): each hop's share."""
+HOP_SPLIT_COLUMNS = (
+    ("wan_network", "WAN network"),
+    ("lan_network", "LAN network"),
+    ("relay", "relay"),
+    ("device", "device"),
+    ("relay_and_device", "relay + device"),
+    ("client", "client"),
+    ("stall", "TCP stalls"),
+    ("recovery", "recovery"),
+)
+"""The parts of a relayed iteration's time by hop (bench_runner.hop_split), as columns."""
 SWEEP = (matches(Tag.SWEEP, "sweep"),)
 SELECTED = (*SWEEP, matches(Tag.TRANSPORT, "transport"), matches(Tag.CLIENT, "client"))
 SCOPE = (*SELECTED, matches(Tag.PROFILE, "profile"))
@@ -144,6 +156,32 @@ def build() -> dict[str, Any]:
                 units({"p50": "ms"}) | {"WAN RTT": "ms", "LAN RTT": "ms"},
                 group_by=(Tag.SERIES, Tag.PROFILE, Tag.LAN_PROFILE),
                 height=14,
+            )
+        )
+        .with_panel(
+            series_table(
+                "Where does a relayed iteration's time go, hop by hop? (p50 ms, from the packets)",
+                "The runner's capture splits each iteration on the WAN (network, client, TCP "
+                "stalls, recovery); what it sees behind the relay is cut into the LAN network "
+                "(the LAN round trips times the verified LAN RTT), the relay and the device. "
+                "The head-end times its LAN work: the device is that less the LAN network, "
+                "the relay the rest (its own time, TLS). The jump host reports nothing, and a "
+                "capture on the WAN cannot tell its forwarding from the device's time: one "
+                "part, relay + device, relay and device empty. Empty LAN network: not counted "
+                "(the OpenSSH client's jump modes). Medians of each part: their sum is close "
+                "to, not exactly, the p50.",
+                (
+                    *with_interval(P50, "p50"),
+                    *(last(hop_p50_field(part), name) for part, name in HOP_SPLIT_COLUMNS),
+                    last(SummaryField.LAN_ROUND_TRIPS_P50, "LAN round trips"),
+                    last(SummaryField.LAN_VERIFIED_RTT_MS, "LAN RTT"),
+                ),
+                RELAYED,
+                units({"p50": "ms"})
+                | {name: "ms" for _, name in HOP_SPLIT_COLUMNS}
+                | {"LAN RTT": "ms"},
+                group_by=(Tag.SERIES, Tag.PROFILE),
+                height=12,
             )
         )
         .with_row(Row("Across the WAN profiles"))

@@ -80,14 +80,16 @@ def version() -> str:
     return f"pygnmi {distribution_version('pygnmi')} (grpcio {distribution_version('grpcio')})"
 
 
-def connected(target: Target) -> Any:
-    """A gNMIclient connected to the target (see the module's docstring for what it costs)."""
+def connected(target: Target, options: Sequence[tuple[str, Any]] = ()) -> Any:
+    """A gNMIclient connected to the target (see the module's docstring for what it costs);
+    ``options``: grpcio channel arguments."""
     client = gNMIclient(
         target=(target.host, target.gnmi_port),
         username=target.username,
         password=target.password,
         skip_verify=not target.gnmi_tls_verify,
         gnmi_timeout=CONNECT_TIMEOUT_S,
+        grpc_options=list(options) or None,
     )
     return client.connect()
 
