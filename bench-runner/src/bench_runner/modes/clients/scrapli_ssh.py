@@ -6,8 +6,8 @@ command, close."""
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
 from importlib.metadata import version as installed
 from typing import Any
 
@@ -73,14 +73,16 @@ def nodelay_socket(transport: Any, host: str, port: int, timeout: float) -> None
     transport.socket = sock
 
 
-def _options(target: Target, transport: str) -> dict[str, Any]:
+def _options(target: Target, transport: str, ssh_config_file: str | bool = False) -> dict[str, Any]:
+    """``ssh_config_file``: False for none (``-F /dev/null`` for the system transport), or
+    the path of one (the way through a jump host: scrapli_jump.py)."""
     return {
         "host": target.host,
         "port": target.ssh_port,
         "auth_username": target.username,
         "auth_password": target.password,
         "auth_strict_key": False,
-        "ssh_config_file": False,
+        "ssh_config_file": ssh_config_file,
         "transport": transport,
         "timeout_socket": LIBRARY_TIMEOUT_S,
         "timeout_transport": LIBRARY_TIMEOUT_S,
@@ -108,22 +110,32 @@ class AsyncScrapliSession:
                 await driver.close()
 
 
-class _SyncScrapliSession:
+class SyncScrapliSession:
     """A synchronous transport (``IOSXEDriver``: system, paramiko, ssh2) in a worker
-    thread; the same phases."""
+    thread; the same phases. ``opening`` wraps each ``open`` (what the process spawning
+    ``ssh`` must carry: scrapli_jump.py)."""
 
-    def __init__(self, target: Target, transport: str) -> None:
+    def __init__(
+        self,
+        target: Target,
+        transport: str,
+        ssh_config_file: str | bool = False,
+        opening: Callable[[], AbstractContextManager[None]] = nullcontext,
+    ) -> None:
         self._target = target
         self._transport = transport
+        self._ssh_config_file = ssh_config_file
+        self._opening = opening
         self.phases = PhaseTimer()
 
     def run_sync(self, commands: Sequence[str]) -> list[str]:
         target = self._target
-        driver = IOSXEDriver(**_options(target, self._transport))
+        driver = IOSXEDriver(**_options(target, self._transport, self._ssh_config_file))
         with self.phases.measure("connect"):
             if self._transport in ("paramiko", "ssh2"):
                 nodelay_socket(driver.transport, target.host, target.ssh_port, LIBRARY_TIMEOUT_S)
-            driver.open()
+            with self._opening():
+                driver.open()
         try:
             with self.phases.measure("commands"):
                 return [driver.send_command(command).result for command in commands]
@@ -140,7 +152,7 @@ async def pty_fresh(mode: Mode, target: Target, *, transport: str) -> AsyncItera
     if transport == "asyncssh":
         yield AsyncScrapliSession(target)
     else:
-        yield _SyncScrapliSession(target, transport)
+        yield SyncScrapliSession(target, transport)
 
 
 async def fleet_host(target: Target, commands: Sequence[str]) -> list[str]:
