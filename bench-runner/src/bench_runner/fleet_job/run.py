@@ -22,16 +22,11 @@ from bench_runner.fleet_job.results import DeviceRtt, FleetJobResult, write_flee
 from bench_runner.fleet_job.summary import client_utilisation, job_model, per_device
 from bench_runner.fleet_job.tools import FleetHost, FleetToolError, ToolResult, run_tools
 from bench_runner.lab_info import runner_info
-from bench_runner.lab_run import (
-    Presenter,
-    UsageError,
-    applied_profile,
-    held_lab,
-)
-from bench_runner.netem import NetemError, NetemState
+from bench_runner.lab_run import Presenter, UsageError
+from bench_runner.lab_step import LabStep, lab_step, require_netem
+from bench_runner.netem import NetemError
 from bench_runner.resources import ResourceMonitor, ResourceUsage
 from bench_runner.results import LabInfo, ProfileInfo
-from bench_runner.runner import verify_rtt
 from bench_runner.settings import Settings
 
 
@@ -54,25 +49,10 @@ def _port(job: FleetJob, host: FleetHost) -> int:
     ]
 
 
-def _reference_port(settings: Settings) -> int:
-    """The device's metrics port, never impaired: the RTT gate's reference on every address."""
-    url = httpx.URL(settings.device_metrics_url)
-    return url.port or (443 if url.scheme == "https" else 80)
-
-
-async def _verify(
-    job: FleetJob, hosts: list[FleetHost], profile: ProfileInfo, reference_port: int
-) -> list[DeviceRtt]:
+async def _verify(job: FleetJob, hosts: list[FleetHost], lab: LabStep) -> list[DeviceRtt]:
     verified = []
     for host in hosts:
-        gate = await verify_rtt(
-            host.host,
-            _port(job, host),
-            profile.rtt_ms,
-            applies=True,
-            reference_port=reference_port,
-            jitter_ms=profile.jitter_ms,
-        )
+        gate = await lab.verify_rtt(host.host, _port(job, host))
         verified.append(
             DeviceRtt(
                 name=host.name,
@@ -118,10 +98,6 @@ def fleet_hosts(settings: Settings, devices: int) -> list[FleetHost]:
     ]
 
 
-def _unchanged(before: NetemState, after: NetemState) -> bool:
-    return (before.instance, before.generation) == (after.instance, after.generation)
-
-
 def run_fleet_job(
     settings: Settings, request: FleetJobRequest, presenter: Presenter
 ) -> FleetJobResult:
@@ -129,21 +105,18 @@ def run_fleet_job(
     if not settings.device_username or settings.device_password is None:
         raise UsageError("DEVICE_USERNAME and DEVICE_PASSWORD must be set")
     login = (settings.device_username, settings.device_password.get_secret_value())
-    if not settings.netem_url:
-        raise UsageError("NETEM_URL is empty: a fleet job sets the profile on the lab's netem")
+    require_netem(settings, "a fleet job")
     job = request.job
     hosts = fleet_hosts(settings, job.devices)
     started_at = datetime.now(UTC)
     error: str | None = None
     tool_result: ToolResult | None = None
     usage: ResourceUsage | None = None
-    with held_lab(
-        settings.netem_url, request.wait_for_lab_s, request.run_id, True, presenter
+    with lab_step(
+        settings, request.profile, request.wait_for_lab_s, request.run_id, presenter
     ) as lab:
-        assert lab is not None  # held: the lab's profile is set
-        state = lab.apply(request.profile)
-        profile = applied_profile(state)
-        rtt = asyncio.run(_verify(job, hosts, profile, _reference_port(settings)))
+        profile = lab.profile
+        rtt = asyncio.run(_verify(job, hosts, lab))
         refused = [
             f"{device.name}: {device.check.reason}" for device in rtt if not device.check.passed
         ]
@@ -156,7 +129,7 @@ def run_fleet_job(
             except FleetToolError as exc:
                 error = str(exc)
             try:
-                if not _unchanged(state, lab.netem.current()):
+                if not lab.unchanged():
                     error = "netem's profile changed while the job ran: not published"
             except (NetemError, httpx.HTTPError) as exc:
                 error = f"netem's profile could not be checked after the job: {exc}"

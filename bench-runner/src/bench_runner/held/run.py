@@ -20,17 +20,11 @@ from bench_runner.held.step import HeldStep
 from bench_runner.held.summary import summarize_step
 from bench_runner.held.transports import HeldTransport, held_transport
 from bench_runner.lab_info import runner_info
-from bench_runner.lab_run import (
-    Lab,
-    Presenter,
-    UsageError,
-    applied_profile,
-    held_lab,
-    lab_target,
-)
-from bench_runner.netem import NetemError, NetemState
+from bench_runner.lab_run import Presenter, lab_target
+from bench_runner.lab_step import LabStep, lab_step, require_netem
+from bench_runner.netem import NetemError
 from bench_runner.results import LabInfo, ProfileInfo
-from bench_runner.runner import RttVerification, verify_rtt
+from bench_runner.runner import RttVerification
 from bench_runner.settings import Settings
 
 
@@ -43,26 +37,18 @@ class HoldRequest:
     wait_for_lab_s: float = 0.0
 
 
-def _reference_port(settings: Settings) -> int:
-    """The device's metrics port, never impaired: the RTT gate's reference."""
-    url = httpx.URL(settings.device_metrics_url)
-    return url.port or (443 if url.scheme == "https" else 80)
-
-
-def _unchanged(lab: Lab, state: NetemState) -> bool:
+def _unchanged(lab: LabStep) -> bool:
     try:
-        now = lab.netem.current()
+        return lab.unchanged()
     except (NetemError, httpx.HTTPError):
         return False
-    return (now.instance, now.generation) == (state.instance, state.generation)
 
 
 def _sweep(
     settings: Settings,
     request: HoldRequest,
     transport: HeldTransport,
-    lab: Lab,
-    state: NetemState,
+    lab: LabStep,
     presenter: Presenter,
 ) -> tuple[list[HeldStep], HeldLimit | None]:
     steps: list[HeldStep] = []
@@ -72,7 +58,7 @@ def _sweep(
         measured = asyncio.run(
             hold_step(transport, connections, request.plan, settings.device_metrics_url)
         )
-        step = summarize_step(measured, _unchanged(lab, state))
+        step = summarize_step(measured, _unchanged(lab))
         steps.append(step)
         errors = measured.open_errors + measured.operation_errors
         if not step.ok:
@@ -82,36 +68,24 @@ def _sweep(
 
 def run_hold(settings: Settings, request: HoldRequest, presenter: Presenter) -> HoldResult:
     """Run the sweep, write its document, publish the steps that held; the document."""
-    if not settings.netem_url:
-        raise UsageError("NETEM_URL is empty: a hold sets the profile on the lab's netem")
+    require_netem(settings, "a hold")
     target = lab_target(settings)
     transport = held_transport(request.plan.transport, target)
     started_at = datetime.now(UTC)
     steps: list[HeldStep] = []
     limit: HeldLimit | None = None
     error: str | None = None
-    with held_lab(
-        settings.netem_url, request.wait_for_lab_s, request.run_id, True, presenter
+    with lab_step(
+        settings, request.profile, request.wait_for_lab_s, request.run_id, presenter
     ) as lab:
-        assert lab is not None  # held: the lab's profile is set
-        state = lab.apply(request.profile)
-        profile = applied_profile(state)
-        gate = asyncio.run(
-            verify_rtt(
-                target.host,
-                transport.port,
-                profile.rtt_ms,
-                applies=True,
-                reference_port=_reference_port(settings),
-                jitter_ms=profile.jitter_ms,
-            )
-        )
+        profile = lab.profile
+        gate = asyncio.run(lab.verify_rtt(target.host, transport.port))
         if not gate.check.passed:
             error = f"RTT not verified, nothing held: {gate.check.reason or gate.error}"
         elif (failed := asyncio.run(warm_up(transport))) is not None:
             error = f"the warm-up connection failed, nothing held: {failed}"
         else:
-            steps, limit = _sweep(settings, request, transport, lab, state, presenter)
+            steps, limit = _sweep(settings, request, transport, lab, presenter)
             if steps and not steps[-1].ok:
                 error = f"stopped at {steps[-1].connections} connections: {steps[-1].error}"
     result = _result(settings, request, transport, started_at, profile, gate, steps, limit, error)

@@ -5,53 +5,40 @@ subsystem and the hello exchange (chunked framing when offered); one operation i
 reply."""
 
 import time
-from importlib.metadata import version as distribution_version
 
 import asyncssh
 
+from bench_runner.held.transports.asyncssh_held import AsyncsshTransport, KeptConnection
 from bench_runner.modes.base import Target
-from bench_runner.modes.clients.asyncssh_connect import client_options
 from bench_runner.modes.clients.asyncssh_netconf import NetconfChannel
 
 REPLY_BYTES = 1024
 
 
-class _Held:
+class _Held(KeptConnection):
     def __init__(
         self, conn: asyncssh.SSHClientConnection, channel: NetconfChannel, setup_s: float
     ) -> None:
-        self._conn = conn
+        super().__init__(conn, setup_s)
         self._channel = channel
-        self.setup_s = setup_s
 
     async def operate(self) -> None:
         await self._channel.get_payloads(1, REPLY_BYTES, pipelined=False)
 
     async def close(self) -> None:
         self._channel.close()
-        self._conn.close()
-        await self._conn.wait_closed()
+        await super().close()
 
 
-class NetconfTransport:
-    client = "asyncssh"
+class NetconfTransport(AsyncsshTransport):
     operation = f"<get> of a {REPLY_BYTES}-byte payload on the kept session"
 
     def __init__(self, target: Target) -> None:
-        self._target = target
-        self.port = target.netconf_port
-
-    def version(self) -> str:
-        return distribution_version("asyncssh")
-
-    async def prepare(self, connections: int) -> None:
-        return None
+        super().__init__(target, target.netconf_port)
 
     async def open(self) -> _Held:
         started = time.perf_counter()
-        conn = await asyncssh.connect(
-            self._target.host, self.port, options=client_options(self._target)
-        )
+        conn = await self.login()
         try:
             channel = await NetconfChannel.open(conn, "1.1")
         except BaseException:

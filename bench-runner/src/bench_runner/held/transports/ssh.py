@@ -3,48 +3,27 @@
 ``show clock`` on the kept connection, as ssh/reuse-conn runs a command."""
 
 import time
-from importlib.metadata import version as distribution_version
-
-import asyncssh
 
 from bench_runner.held.transports import HELD_COMMAND
+from bench_runner.held.transports.asyncssh_held import AsyncsshTransport, KeptConnection
 from bench_runner.modes.base import Target
-from bench_runner.modes.clients.asyncssh_connect import client_options
 from bench_runner.modes.clients.asyncssh_exec import exec_command
 
 
-class _Held:
-    def __init__(self, conn: asyncssh.SSHClientConnection, setup_s: float) -> None:
-        self._conn = conn
-        self.setup_s = setup_s
-
+class _Held(KeptConnection):
     async def operate(self) -> None:
         await exec_command(self._conn, HELD_COMMAND)
 
-    async def close(self) -> None:
-        self._conn.close()
-        await self._conn.wait_closed()
 
-
-class SshTransport:
-    client = "asyncssh"
+class SshTransport(AsyncsshTransport):
     operation = f"exec {HELD_COMMAND!r} in a new channel on the kept connection"
 
     def __init__(self, target: Target) -> None:
-        self._target = target
-        self.port = target.ssh_port
-
-    def version(self) -> str:
-        return distribution_version("asyncssh")
-
-    async def prepare(self, connections: int) -> None:
-        return None
+        super().__init__(target, target.ssh_port)
 
     async def open(self) -> _Held:
         started = time.perf_counter()
-        conn = await asyncssh.connect(
-            self._target.host, self.port, options=client_options(self._target)
-        )
+        conn = await self.login()
         return _Held(conn, time.perf_counter() - started)
 
 
