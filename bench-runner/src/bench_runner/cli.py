@@ -133,6 +133,18 @@ def _fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _on_the_lab[Request, Result](
+    run: Callable[[Settings, Request, ConsolePresenter], Result], request: Request
+) -> Result:
+    """``run`` the request on the lab, shown on the console; its failure exits with the
+    failure's own code."""
+    settings = Settings()
+    try:
+        return run(settings, request, ConsolePresenter(settings.shown_path))
+    except RunError as exc:
+        raise _fail(str(exc), EXIT_CODES[type(exc)]) from exc
+
+
 def _default(value: object) -> str:
     """How a help text names a default that a plan may set otherwise."""
     return f"default: the plan's, else {value}"
@@ -381,11 +393,7 @@ def run(
         wait_for_lab_s=wait_for_lab,
         argv=sys.argv,
     )
-    settings = Settings()
-    try:
-        outcome = lab_run.run(settings, request, ConsolePresenter(settings.shown_path))
-    except RunError as exc:
-        raise _fail(str(exc), EXIT_CODES[type(exc)]) from exc
+    outcome = _on_the_lab(lab_run.run, request)
     if not outcome.ok:
         raise typer.Exit(EXIT_MODE_FAILED)
 
@@ -437,15 +445,30 @@ def inventory(
     )
 
 
+# Options that fleet-job, fleet-sweep and hold share, spelled once so their help stays alike.
+ToolOption = Annotated[str, typer.Option(help="nornir or ansible")]
+ConnectionOption = Annotated[
+    str,
+    typer.Option(help="nornir: netmiko, scrapli or ncclient; ansible: network_cli, netconf or uri"),
+]
+SshTypeOption = Annotated[
+    str | None, typer.Option(help="network_cli's SSH library: paramiko or libssh (default)")
+]
+DeviceTimeoutOption = Annotated[
+    float, typer.Option(min=1.0, help="seconds per device and operation")
+]
+ProfileOption = Annotated[str, typer.Option(help="netem profile")]
+RunIdOption = Annotated[str | None, typer.Option(help="default: a new one")]
+NoSinksOption = Annotated[bool, typer.Option(help="write the results file only")]
+WaitForLabOption = Annotated[
+    float, typer.Option(min=0.0, help="seconds to wait for another run to free the lab")
+]
+
+
 @app.command(name="fleet-job")
 def fleet_job(
-    tool: Annotated[str, typer.Option(help="nornir or ansible")],
-    connection: Annotated[
-        str,
-        typer.Option(
-            help="nornir: netmiko, scrapli or ncclient; ansible: network_cli, netconf or uri"
-        ),
-    ],
+    tool: ToolOption,
+    connection: ConnectionOption,
     operation: Annotated[
         str,
         typer.Option(
@@ -455,10 +478,8 @@ def fleet_job(
     ] = "show",
     devices: Annotated[int, typer.Option(min=1, help="how many of the fleet's devices")] = 3,
     workers: Annotated[int, typer.Option(min=1, help="Nornir's num_workers, Ansible's forks")] = 3,
-    profile: Annotated[str, typer.Option(help="netem profile")] = "regional",
-    ssh_type: Annotated[
-        str | None, typer.Option(help="network_cli's SSH library: paramiko or libssh (default)")
-    ] = None,
+    profile: ProfileOption = "regional",
+    ssh_type: SshTypeOption = None,
     persistent: Annotated[
         bool,
         typer.Option(
@@ -472,14 +493,10 @@ def fleet_job(
             help="show: the commands, ';'-separated (Ansible: a task each); default 'show version'"
         ),
     ] = None,
-    timeout: Annotated[
-        float, typer.Option(min=1.0, help="seconds per device and operation")
-    ] = 60.0,
-    run_id: Annotated[str | None, typer.Option(help="default: a new one")] = None,
-    no_sinks: Annotated[bool, typer.Option(help="write the results file only")] = False,
-    wait_for_lab: Annotated[
-        float, typer.Option(min=0.0, help="seconds to wait for another run to free the lab")
-    ] = 0.0,
+    timeout: DeviceTimeoutOption = 60.0,
+    run_id: RunIdOption = None,
+    no_sinks: NoSinksOption = False,
+    wait_for_lab: WaitForLabOption = 0.0,
 ) -> None:
     """Run Nornir or Ansible across the lab's fleet as operators do (docs/fleet-jobs.md): one
     job, timed whole and per device, beside the model ceil(devices/workers) x per-device time."""
@@ -506,11 +523,7 @@ def fleet_job(
         publish=not no_sinks,
         wait_for_lab_s=wait_for_lab,
     )
-    settings = Settings()
-    try:
-        result = run_fleet_job(settings, request, ConsolePresenter(settings.shown_path))
-    except RunError as exc:
-        raise _fail(str(exc), EXIT_CODES[type(exc)]) from exc
+    result = _on_the_lab(run_fleet_job, request)
     console.print(fleet_job_table(result))
     if not result.ok:
         err_console.print(f"[red]{result.error}")
@@ -527,13 +540,8 @@ def _counts(name: str, text: str) -> tuple[int, ...]:
 
 @app.command(name="fleet-sweep")
 def fleet_sweep(
-    tool: Annotated[str, typer.Option(help="nornir or ansible")],
-    connection: Annotated[
-        str,
-        typer.Option(
-            help="nornir: netmiko, scrapli or ncclient; ansible: network_cli, netconf or uri"
-        ),
-    ],
+    tool: ToolOption,
+    connection: ConnectionOption,
     operation: Annotated[str, typer.Option(help="as fleet-job's")] = "show",
     devices: Annotated[
         str, typer.Option(help="how many of the fleet's devices, comma-separated: a step each")
@@ -546,23 +554,17 @@ def fleet_sweep(
         ),
     ] = "1,3",
     profile: Annotated[str, typer.Option(help="netem profiles, comma-separated")] = "regional",
-    ssh_type: Annotated[
-        str | None, typer.Option(help="network_cli's SSH library: paramiko or libssh (default)")
-    ] = None,
+    ssh_type: SshTypeOption = None,
     persistent: Annotated[
         bool, typer.Option(help="network_cli: --no-persistent resets it after every task")
     ] = True,
     commands: Annotated[str | None, typer.Option(help="show: the commands, ';'-separated")] = None,
-    timeout: Annotated[
-        float, typer.Option(min=1.0, help="seconds per device and operation")
-    ] = 60.0,
+    timeout: DeviceTimeoutOption = 60.0,
     sweep_id: Annotated[
         str | None, typer.Option(help="default: a new run id; steps are <sweep>-<profile>-dN-wM")
     ] = None,
     no_sinks: Annotated[bool, typer.Option(help="write the results files only")] = False,
-    wait_for_lab: Annotated[
-        float, typer.Option(min=0.0, help="seconds to wait for another run to free the lab")
-    ] = 0.0,
+    wait_for_lab: WaitForLabOption = 0.0,
 ) -> None:
     """Fleet jobs over devices x workers x profiles (docs/fleet-jobs.md): a fleet job per
     step under one sweep id, each step's fleet-job.json kept, the sweep's fleet-sweep.json
@@ -594,11 +596,7 @@ def fleet_sweep(
         request.plan()
     except FleetJobError as exc:
         raise _fail(str(exc), EXIT_USAGE) from exc
-    settings = Settings()
-    try:
-        sweep = run_fleet_sweep(settings, request, ConsolePresenter(settings.shown_path))
-    except RunError as exc:
-        raise _fail(str(exc), EXIT_CODES[type(exc)]) from exc
+    sweep = _on_the_lab(run_fleet_sweep, request)
     console.print(fleet_sweep_table(sweep))
     if not sweep.ok:
         failed = [step.run_id for step in sweep.steps if not step.ok]
@@ -627,12 +625,10 @@ def hold(
     open_concurrency: Annotated[
         int, typer.Option(help="connections in their setup at once")
     ] = DEFAULT_OPEN_CONCURRENCY,
-    profile: Annotated[str, typer.Option(help="netem profile")] = "regional",
-    run_id: Annotated[str | None, typer.Option(help="default: a new one")] = None,
-    no_sinks: Annotated[bool, typer.Option(help="write the results file only")] = False,
-    wait_for_lab: Annotated[
-        float, typer.Option(min=0.0, help="seconds to wait for another run to free the lab")
-    ] = 0.0,
+    profile: ProfileOption = "regional",
+    run_id: RunIdOption = None,
+    no_sinks: NoSinksOption = False,
+    wait_for_lab: WaitForLabOption = 0.0,
 ) -> None:
     """Hold N connections of one transport open at once (docs/fleet-jobs.md, "Held
     connections"): per step the setup time, each operation's p50/p95, operations per second
@@ -656,11 +652,7 @@ def hold(
         publish=not no_sinks,
         wait_for_lab_s=wait_for_lab,
     )
-    settings = Settings()
-    try:
-        result = run_hold(settings, request, ConsolePresenter(settings.shown_path))
-    except RunError as exc:
-        raise _fail(str(exc), EXIT_CODES[type(exc)]) from exc
+    result = _on_the_lab(run_hold, request)
     console.print(hold_table(result))
     if result.limit is not None:
         limit = result.limit

@@ -1,7 +1,6 @@
 """The results document (schema_version 6, documented field by field in SCHEMA.md) and
 the measured iterations behind it (iterations.csv and InfluxDB's ``iteration`` points)."""
 
-import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from bench_runner.loss_model import LossModel
 from bench_runner.phases import PhaseSummary
 from bench_runner.precision import Precision
 from bench_runner.resources import ResourceUsage
+from bench_runner.result_file import write_result_file
 from bench_runner.roundtrips import RoundTrips
 from bench_runner.rtt_model import RttModel, predict
 from bench_runner.rtt_probe import RttCheck, RttProbe
@@ -379,13 +379,7 @@ def apply_rtt_model(
 def write_results(result: RunResult, results_dir: Path) -> Path:
     """Write ``<results_dir>/<run_id>/results.json``; the rename keeps readers from ever
     seeing a half-written file."""
-    run_dir = results_dir / result.run_id
-    run_dir.mkdir(parents=True, exist_ok=True)
-    path = run_dir / "results.json"
-    partial = path.with_suffix(".json.partial")
-    partial.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    os.replace(partial, path)
-    return path
+    return write_result_file(result, results_dir / result.run_id, "results.json")
 
 
 def new_run_id(now: datetime) -> str:

@@ -2,7 +2,6 @@
 SCHEMA.md, "Fleet jobs"), with every context a figure needs: the profile and its verified
 RTT on each device, the tool and every version it ran on, devices, workers, the lab."""
 
-import os
 from datetime import datetime
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from pydantic import BaseModel
 from bench_runner.fleet_job.summary import JobModel
 from bench_runner.fleet_job.tools import ClientUsage, HostRecord
 from bench_runner.resources import ResourceUsage
+from bench_runner.result_file import write_result_file
 from bench_runner.results import LabInfo, ProfileInfo, RunnerInfo
 from bench_runner.rtt_probe import RttCheck
 from bench_runner.stats import Stats
@@ -71,11 +71,4 @@ class FleetJobResult(BaseModel):
 
 
 def write_fleet_job(result: FleetJobResult, results_dir: Path) -> Path:
-    """Write the document, renamed into place so no reader sees half of it."""
-    run_dir = results_dir / result.run_id
-    run_dir.mkdir(parents=True, exist_ok=True)
-    path = run_dir / FLEET_JOB_FILE
-    partial = path.with_suffix(".json.partial")
-    partial.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    os.replace(partial, path)
-    return path
+    return write_result_file(result, results_dir / result.run_id, FLEET_JOB_FILE)

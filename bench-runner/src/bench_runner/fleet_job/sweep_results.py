@@ -3,7 +3,6 @@ sweeps"), made from its steps' documents (each kept in its own ``fleet-job.json`
 per step with the figures a table or chart needs and their context, the steps skipped, and
 the knee of each series, profile and devices count (knee.py). Pure but for the write."""
 
-import os
 import statistics
 from collections.abc import Sequence
 from datetime import datetime
@@ -16,6 +15,7 @@ from bench_runner.fleet_job.knee import SATURATION, Knee, KneeStep, find_knee
 from bench_runner.fleet_job.results import FleetJobResult
 from bench_runner.fleet_job.summary import usable_cores
 from bench_runner.fleet_job.sweep import SweepStep
+from bench_runner.result_file import write_result_file
 from bench_runner.results import LabInfo, RunnerInfo
 
 FLEET_SWEEP_SCHEMA_VERSION = 1
@@ -186,11 +186,4 @@ def fleet_sweep(
 
 
 def write_fleet_sweep(result: FleetSweepResult, results_dir: Path) -> Path:
-    """Write the document, renamed into place so no reader sees half of it."""
-    sweep_dir = results_dir / result.sweep
-    sweep_dir.mkdir(parents=True, exist_ok=True)
-    path = sweep_dir / FLEET_SWEEP_FILE
-    partial = path.with_suffix(".json.partial")
-    partial.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    os.replace(partial, path)
-    return path
+    return write_result_file(result, results_dir / result.sweep, FLEET_SWEEP_FILE)

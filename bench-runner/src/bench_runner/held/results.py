@@ -2,7 +2,6 @@
 SCHEMA.md, "Held connections"), with each step's figures and every context they need: the
 profile and its verified RTT, the client and its version, the operation, the lab."""
 
-import os
 from datetime import datetime
 from pathlib import Path
 
@@ -10,6 +9,7 @@ from pydantic import BaseModel
 
 from bench_runner.held.limits import HeldLimit
 from bench_runner.held.step import HeldStep
+from bench_runner.result_file import write_result_file
 from bench_runner.results import LabInfo, ProfileInfo, RunnerInfo
 from bench_runner.rtt_probe import RttCheck
 
@@ -50,11 +50,4 @@ class HoldResult(BaseModel):
 
 
 def write_hold(result: HoldResult, results_dir: Path) -> Path:
-    """Write the document, renamed into place so no reader sees half of it."""
-    run_dir = results_dir / result.run_id
-    run_dir.mkdir(parents=True, exist_ok=True)
-    path = run_dir / HOLD_FILE
-    partial = path.with_suffix(".json.partial")
-    partial.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    os.replace(partial, path)
-    return path
+    return write_result_file(result, results_dir / result.run_id, HOLD_FILE)

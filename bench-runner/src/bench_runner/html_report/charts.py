@@ -81,11 +81,15 @@ def interval_fields(stats: Document, quantile: str = "p50") -> Row:
     }
 
 
-def _error_bars(orientation: str, **encoding: Any) -> Any:
-    """Rules from each row's p50 interval's low end to its high end along ``orientation``
-    (``x`` for horizontal bars, ``y`` for lines over an x axis)."""
-    ends = {orientation: "bar_low_ms:Q", f"{orientation}2": "bar_high_ms:Q"}
-    return alt.Chart().mark_rule(color=ERROR_BAR, strokeWidth=1.5).encode(**ends, **encoding)
+def error_bars(
+    orientation: str, ends: tuple[str, str] = ("bar_low_ms", "bar_high_ms"), **encoding: Any
+) -> Any:
+    """Rules from each row's interval's low end to its high end along ``orientation`` (``x``
+    for horizontal bars, ``y`` for lines over an x axis); ``ends`` are the row's fields that
+    hold them, the p50's in ms unless told."""
+    low, high = ends
+    channels = {orientation: f"{low}:Q", f"{orientation}2": f"{high}:Q"}
+    return alt.Chart().mark_rule(color=ERROR_BAR, strokeWidth=1.5).encode(**channels, **encoding)
 
 
 def _panels(rows: list[Row], key: str, panel: Callable[[], Any], columns: int) -> Any:
@@ -172,7 +176,7 @@ def latency(labelled: Labelled) -> Figure:
         .encode(x=alt.X("p50_ms:Q", title="ms per iteration"), y=y, tooltip=tooltip)
     )
     ticks = alt.Chart().mark_tick(color="#e45756", thickness=2).encode(x="p95_ms:Q", y=y)
-    layered = alt.layer(bars, ticks, _error_bars("x", y=y)).properties(
+    layered = alt.layer(bars, ticks, error_bars("x", y=y)).properties(
         width=WIDTH // max(1, len(labelled))
     )
     figure.chart = _facet(layered, rows, "group", _group_title(labelled))
@@ -348,7 +352,7 @@ def libraries(labelled: Labelled) -> Figure:
         )
     )
     figure.chart = _panels(
-        rows, "case", lambda: alt.layer(bars, _error_bars("x", y=y)).properties(width=220), 3
+        rows, "case", lambda: alt.layer(bars, error_bars("x", y=y)).properties(width=220), 3
     )
     return figure
 
@@ -448,7 +452,7 @@ def stream(labelled: Labelled) -> Figure:
         .transform_filter("isValid(datum.one_way_ms)")
         .mark_tick(color="#667085", thickness=3)
         .encode(x="one_way_ms:Q", y=y, yOffset=offset),
-        _error_bars("x", y=y, yOffset=offset),
+        error_bars("x", y=y, yOffset=offset),
     ).properties(width=WIDTH // 2)
     rate = (
         alt.Chart()
@@ -519,11 +523,7 @@ def tunnel(labelled: Labelled) -> Figure:
             ],
         )
     )  # fmt: skip
-    errors = (
-        alt.Chart()
-        .mark_rule(color=ERROR_BAR, strokeWidth=1.5)
-        .encode(x="bar_low:Q", x2="bar_high:Q", y=y)
-    )
+    errors = error_bars("x", ("bar_low", "bar_high"), y=y)
     figure.chart = _panels(rows, "size", lambda: alt.layer(bars, errors).properties(width=WIDTH), 1)
     return figure
 
@@ -579,7 +579,7 @@ def remote_sites(labelled: Labelled) -> Figure:
         )
     )
     figure.chart = _panels(
-        rows, "wan", lambda: alt.layer(bars, _error_bars("x", y=y)).properties(width=WIDTH), 1
+        rows, "wan", lambda: alt.layer(bars, error_bars("x", y=y)).properties(width=WIDTH), 1
     )
     return figure
 
@@ -869,11 +869,7 @@ def published(runs: Sequence[Run]) -> Figure:
             tooltip=["panel:N", "subject:N", "source:N", "value:Q", "low:Q", "high:Q"],
         )
     )
-    errors = (
-        alt.Chart()
-        .mark_rule(color=ERROR_BAR, strokeWidth=1.5)
-        .encode(x="bar_low:Q", x2="bar_high:Q", y=y, yOffset="source:N")
-    )
+    errors = error_bars("x", ("bar_low", "bar_high"), y=y, yOffset="source:N")
     figure.chart = _panels(
         rows, "panel", lambda: alt.layer(points, errors).properties(width=260), 2
     )

@@ -3,11 +3,12 @@
 client's CPU against workers with the saturation line and the knee. Pure: a document in, a
 ``Figure`` out; a sweep without the figures a chart needs gets its note instead."""
 
+from collections.abc import Callable
 from typing import Any
 
 import altair as alt
 
-from bench_runner.html_report.charts import ERROR_BAR, WIDTH, Figure, Row
+from bench_runner.html_report.charts import WIDTH, Figure, Row, error_bars
 
 Document = dict[str, Any]
 
@@ -51,22 +52,13 @@ def job_time(document: Document) -> Figure:
         "(none under 6 devices). A point above the error bar is slower than the model beyond "
         "the step's own noise. One chart per profile.",
     )
-    rows = job_time_rows(document)
-    if not rows:
-        figure.note = "no step of the sweep held: nothing to chart"
-        return figure
-    figure.rows = rows
     x = alt.X("devices:Q", title="devices")
-    color = alt.Color("workers:N", title=None, legend=alt.Legend(orient="bottom"))
-    measured = (
-        alt.Chart()
-        .mark_line(point=True)
-        .encode(
-            x=x,
-            y=alt.Y("wall_s:Q", title="job wall time (s)"),
-            color=color,
-            tooltip=["profile:N", "devices:Q", "workers:N", "wall_s:Q", "verdict:N"],
-        )
+    color = _colour("workers:N")
+    measured = _lines(
+        x,
+        alt.Y("wall_s:Q", title="job wall time (s)"),
+        color,
+        ["profile:N", "devices:Q", "workers:N", "wall_s:Q", "verdict:N"],
     )
     model = (
         alt.Chart()
@@ -81,13 +73,13 @@ def job_time(document: Document) -> Figure:
             ],
         )
     )  # fmt: skip
-    bars = (
-        alt.Chart()
-        .mark_rule(color=ERROR_BAR, strokeWidth=1.5)
-        .encode(x=x, y="bar_low_s:Q", y2="bar_high_s:Q")
+    bars = error_bars("y", ("bar_low_s", "bar_high_s"), x=x)
+    return _per_profile(
+        figure,
+        job_time_rows(document),
+        "no step of the sweep held: nothing to chart",
+        lambda: alt.layer(measured, model, bars),
     )
-    figure.chart = _per_profile(rows, lambda: alt.layer(measured, model, bars))
-    return figure
 
 
 def client_cpu_rows(document: Document) -> list[Row]:
@@ -122,22 +114,12 @@ def client_cpu(document: Document) -> Figure:
         "slower than the model's interval. Knees that cannot be called (no interval under 6 "
         "devices) are listed with their reason above.",
     )
-    rows = client_cpu_rows(document)
-    if not rows:
-        figure.note = "no step of the sweep recorded the client's CPU"
-        return figure
-    figure.rows = rows
     x = alt.X("workers:Q", title="workers (Nornir's num_workers, Ansible's forks)")
-    color = alt.Color("devices:N", title=None, legend=alt.Legend(orient="bottom"))
-    lines = (
-        alt.Chart()
-        .mark_line(point=True)
-        .encode(
-            x=x,
-            y=alt.Y("client_utilisation:Q", title="client CPU (share)", axis=alt.Axis(format="%")),
-            color=color,
-            tooltip=["profile:N", "devices:N", "workers:Q", "client_cpu_s:Q", "knee:N"],
-        )
+    lines = _lines(
+        x,
+        alt.Y("client_utilisation:Q", title="client CPU (share)", axis=alt.Axis(format="%")),
+        _colour("devices:N"),
+        ["profile:N", "devices:N", "workers:Q", "client_cpu_s:Q", "knee:N"],
     )
     knee = (
         alt.Chart()
@@ -146,12 +128,31 @@ def client_cpu(document: Document) -> Figure:
         .encode(x=x, y="client_utilisation:Q")
     )
     rule = alt.Chart().mark_rule(color="#888", strokeDash=[3, 3]).encode(y=alt.datum(saturation))
-    figure.chart = _per_profile(rows, lambda: alt.layer(lines, knee, rule))
-    return figure
+    return _per_profile(
+        figure,
+        client_cpu_rows(document),
+        "no step of the sweep recorded the client's CPU",
+        lambda: alt.layer(lines, knee, rule),
+    )
 
 
-def _per_profile(rows: list[Row], layers: Any) -> Any:
-    """One chart per profile, in the sweep's order, each with its own scales."""
+def _colour(series: str) -> Any:
+    """A colour per value of ``series``, its legend below the chart."""
+    return alt.Color(series, title=None, legend=alt.Legend(orient="bottom"))
+
+
+def _lines(x: Any, y: Any, color: Any, tooltip: list[str]) -> Any:
+    """The measured points, joined per colour."""
+    return alt.Chart().mark_line(point=True).encode(x=x, y=y, color=color, tooltip=tooltip)
+
+
+def _per_profile(figure: Figure, rows: list[Row], empty: str, layers: Callable[[], Any]) -> Figure:
+    """``figure`` with one chart per profile of ``rows``, in the sweep's order, each with its
+    own scales; with the note ``empty`` instead when there are no rows."""
+    if not rows:
+        figure.note = empty
+        return figure
+    figure.rows = rows
     profiles = list(dict.fromkeys(row["profile"] for row in rows))
     charts = [
         layers().properties(
@@ -161,7 +162,8 @@ def _per_profile(rows: list[Row], layers: Any) -> Any:
         )
         for profile in profiles
     ]
-    return alt.vconcat(*charts)
+    figure.chart = alt.vconcat(*charts)
+    return figure
 
 
 def figures(document: Document) -> list[Figure]:
